@@ -1,0 +1,48 @@
+// swift-tools-version: 6.0
+// kioskcam: the userland of a kiosk camera appliance.
+// The module graph is the architecture: C modules at the bottom, a pure core, adapters that are the only
+// importers of C, and a service that wires them around one event loop.
+import PackageDescription
+
+let package = Package(
+  name: "kioskcam",
+  products: [
+    .executable(name: "kioskcam", targets: ["kioskcam"])
+  ],
+  targets: [
+    // The four C libraries, found through pkg-config, each with a header-only shim.
+    .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
+    .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+    .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+    .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+
+    // Pure: the state machine, configuration, roll naming. No C, no Foundation.
+    .target(name: "KioskCore"),
+    // Pure pixels: conversion and scaling between camera and display formats.
+    .target(name: "Imaging"),
+    // Errno, owned descriptors and mappings, the epoll loop; CLinuxIO brings the Linux-only headers.
+    .systemLibrary(name: "CLinuxIO"),
+    .target(name: "LinuxIO", dependencies: ["CLinuxIO"]),
+
+    // Adapters: the only importers of the C modules.
+    .target(name: "Camera", dependencies: ["CV4L2", "LinuxIO", "KioskCore"]),
+    .target(name: "Buttons", dependencies: ["CGPIOD", "LinuxIO", "KioskCore"]),
+    .target(name: "Display", dependencies: ["CDRM", "LinuxIO", "Imaging"]),
+    .target(name: "JPEGCodec", dependencies: ["CTurboJPEG", "Imaging"]),
+    .target(name: "CameraRoll", dependencies: ["LinuxIO", "KioskCore"]),
+
+    // Wiring: adapters around the loop, carrying out what the core decides.
+    .target(
+      name: "KioskService",
+      dependencies: ["KioskCore", "Imaging", "LinuxIO", "Camera", "Buttons", "Display", "JPEGCodec", "CameraRoll"]
+    ),
+    .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),
+
+    .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
+    .testTarget(name: "ImagingTests", dependencies: ["Imaging", "JPEGCodec"]),
+    .testTarget(name: "CameraRollTests", dependencies: ["CameraRoll", "KioskCore", "LinuxIO"]),
+    // Drives the virtual board from the host, as a user would; skipped when no board is up.
+    .testTarget(name: "DeviceTests", dependencies: ["Imaging", "JPEGCodec"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

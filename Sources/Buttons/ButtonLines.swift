@@ -1,0 +1,100 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import CGPIOD
+import KioskCore
+import LinuxIO
+
+/// The electrical side of the buttons: how the lines are wired.
+public struct ButtonWiring: Sendable {
+  public var activeLow: Bool
+  public var bias: Bias
+  public init(activeLow: Bool, bias: Bias) {
+    self.activeLow = activeLow
+    self.bias = bias
+  }
+}
+
+/// One edge on one button line, with the kernel's CLOCK_MONOTONIC timestamp.
+public struct ButtonEdgeEvent: Sendable, Equatable {
+  public let role: ButtonRole
+  public let edge: ButtonEdge
+  public let time: Instant
+}
+
+/// The button lines requested for both edges; each line's event descriptor goes into the loop.
+public final class ButtonLines {
+  private let chip: GPIOChip
+  private var requested: [(role: ButtonRole, line: OpaquePointer, label: String)] = []
+  public static let consumer = "kioskcam"
+
+  /// Requests each role's line on the chip named `chip` (`auto`: the first chip that has the first line).
+  public init(chip chipName: String, lines: [(ButtonRole, LineReference)], wiring: ButtonWiring) throws(ButtonError) {
+    chip = try Self.openChip(chipName, lines: lines)
+    var flags = Int32(0)
+    if wiring.activeLow { flags |= Int32(GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW) }
+    switch wiring.bias {
+    case .asIs: break
+    case .disabled: flags |= Int32(GPIOD_LINE_REQUEST_FLAG_BIAS_DISABLE)
+    case .pullUp: flags |= Int32(GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_UP)
+    case .pullDown: flags |= Int32(GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_DOWN)
+    }
+    for (role, reference) in lines {
+      let found: OpaquePointer?
+      switch reference {
+      case .offset(let offset): found = chip.line(offset)
+      case .name(let name): found = chip.line(named: name)
+      }
+      let label = "\(role.rawValue) button (\(reference) on \(chip.name) '\(chip.label)')"
+      guard let line = found else { throw .absent("\(label): no such line") }
+      if gpiod_line_is_used(line) {
+        let holder = gpiod_line_consumer(line).map { String(cString: $0) } ?? "the kernel"
+        throw .busy("\(label): already in use by \(holder)")
+      }
+      guard gpiod_line_request_both_edges_events_flags(line, Self.consumer, flags) == 0 else {
+        let error = Errno.current
+        throw error == .busy ? .busy("\(label): busy (\(error))") : .io("\(label): request failed: \(error)")
+      }
+      requested.append((role, line, label))
+    }
+  }
+
+  /// Watches every line in `loop`; `handler` gets each edge, in kernel order per line.
+  public func attach(to loop: EventLoop, _ handler: @escaping (ButtonEdgeEvent) -> Void) throws(SystemCallError) {
+    for (role, line, _) in requested {
+      let fd = FileDescriptor(rawValue: gpiod_line_event_get_fd(line))
+      try loop.watch(fd) { _ in
+        var event = gpiod_line_event()
+        // The descriptor is blocking: read exactly what readiness promised, one event.
+        guard gpiod_line_event_read_fd(fd.rawValue, &event) == 0 else { return }
+        let edge: ButtonEdge = event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE) ? .pressed : .released
+        handler(
+          ButtonEdgeEvent(
+            role: role, edge: edge, time: Instant(seconds: Int64(event.ts.tv_sec), nanoseconds: Int64(event.ts.tv_nsec))))
+      }
+    }
+  }
+
+  /// What each requested line is, for the log.
+  public var descriptions: [String] { requested.map(\.label) }
+
+  private static func openChip(_ name: String, lines: [(ButtonRole, LineReference)]) throws(ButtonError) -> GPIOChip {
+    if name != "auto" { return try GPIOChip(lookup: name) }
+    for info in GPIOProbe.list() {
+      guard let chip = try? GPIOChip(path: info.path) else { continue }
+      let hasAll = lines.allSatisfy { _, reference in
+        switch reference {
+        case .offset(let offset): offset < chip.lineCount
+        case .name(let name): chip.line(named: name) != nil
+        }
+      }
+      if hasAll { return chip }
+    }
+    let wanted = lines.map { "\($0.0.rawValue)=\($0.1)" }.joined(separator: ", ")
+    throw .absent("no GPIO chip has the button lines (\(wanted))")
+  }
+
+  deinit {
+    for (_, line, _) in requested { gpiod_line_release(line) }
+  }
+}

@@ -1,0 +1,36 @@
+#ifndef KIOSKCAM_CV4L2_SHIM_H
+#define KIOSKCAM_CV4L2_SHIM_H
+#include <linux/videodev2.h>
+#include <libv4l2.h>
+#include <sys/mman.h>
+
+// VIDIOC_* are _IOR/_IOWR(...) macros: Swift cannot import them.
+static inline unsigned long CV4L2_VIDIOC_QUERYCAP(void) { return VIDIOC_QUERYCAP; }
+static inline unsigned long CV4L2_VIDIOC_ENUM_FMT(void) { return VIDIOC_ENUM_FMT; }
+static inline unsigned long CV4L2_VIDIOC_ENUM_FRAMESIZES(void) { return VIDIOC_ENUM_FRAMESIZES; }
+static inline unsigned long CV4L2_VIDIOC_ENUM_FRAMEINTERVALS(void) { return VIDIOC_ENUM_FRAMEINTERVALS; }
+static inline unsigned long CV4L2_VIDIOC_G_FMT(void) { return VIDIOC_G_FMT; }
+static inline unsigned long CV4L2_VIDIOC_S_FMT(void) { return VIDIOC_S_FMT; }
+static inline unsigned long CV4L2_VIDIOC_G_PARM(void) { return VIDIOC_G_PARM; }
+static inline unsigned long CV4L2_VIDIOC_S_PARM(void) { return VIDIOC_S_PARM; }
+static inline unsigned long CV4L2_VIDIOC_REQBUFS(void) { return VIDIOC_REQBUFS; }
+static inline unsigned long CV4L2_VIDIOC_QUERYBUF(void) { return VIDIOC_QUERYBUF; }
+static inline unsigned long CV4L2_VIDIOC_QBUF(void) { return VIDIOC_QBUF; }
+static inline unsigned long CV4L2_VIDIOC_DQBUF(void) { return VIDIOC_DQBUF; }
+static inline unsigned long CV4L2_VIDIOC_STREAMON(void) { return VIDIOC_STREAMON; }
+static inline unsigned long CV4L2_VIDIOC_STREAMOFF(void) { return VIDIOC_STREAMOFF; }
+static inline unsigned long CV4L2_VIDIOC_ENUMINPUT(void) { return VIDIOC_ENUMINPUT; }
+static inline unsigned long CV4L2_VIDIOC_G_INPUT(void) { return VIDIOC_G_INPUT; }
+static inline unsigned long CV4L2_VIDIOC_QUERYCTRL(void) { return VIDIOC_QUERYCTRL; }
+static inline unsigned long CV4L2_VIDIOC_G_CTRL(void) { return VIDIOC_G_CTRL; }
+
+// V4L2_PIX_FMT_* are built by the v4l2_fourcc() macro: Swift cannot import them.
+static inline unsigned int CV4L2_PIX_FMT_YUYV(void) { return V4L2_PIX_FMT_YUYV; }
+static inline unsigned int CV4L2_PIX_FMT_NV12(void) { return V4L2_PIX_FMT_NV12; }
+static inline unsigned int CV4L2_PIX_FMT_MJPEG(void) { return V4L2_PIX_FMT_MJPEG; }
+
+// v4l2_open and v4l2_ioctl are variadic: Swift marks them unavailable.
+static inline int CV4L2_open(const char *path, int flags) { return v4l2_open(path, flags); }
+static inline int CV4L2_ioctl(int fd, unsigned long request, void *arg) { return v4l2_ioctl(fd, request, arg); }
+
+#endif

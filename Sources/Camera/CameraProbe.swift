@@ -1,0 +1,129 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import CV4L2
+import LinuxIO
+
+/// A frame interval the driver advertises, as a rate.
+public struct FrameRate: Encodable, Sendable, Equatable {
+  public let numerator: UInt32
+  public let denominator: UInt32
+  public var framesPerSecond: Double { numerator == 0 ? 0 : Double(denominator) / Double(numerator) }
+}
+
+public struct FrameSizeInfo: Encodable, Sendable, Equatable {
+  public let width: Int
+  public let height: Int
+  public let frameRates: [FrameRate]
+}
+
+public struct CameraFormatInfo: Encodable, Sendable, Equatable {
+  public let fourcc: String
+  public let description: String
+  /// Made by libv4l2's converter from another format, not by the hardware.
+  public let emulated: Bool
+  public let sizes: [FrameSizeInfo]
+}
+
+/// What one V4L2 capture device offers.
+public struct CameraInfo: Encodable, Sendable, Equatable {
+  public let path: String
+  public let driver: String
+  public let card: String
+  public let bus: String
+  public let capture: Bool
+  public let streaming: Bool
+  public let formats: [CameraFormatInfo]
+}
+
+public enum CameraProbe {
+  /// Every `/dev/video*` node that is a video capture device, in number order.
+  public static func list(devicesIn directory: String = "/dev") -> [CameraInfo] {
+    let nodes = DirectoryListing.names(in: directory)
+      .filter { $0.hasPrefix("video") && Int($0.dropFirst(5)) != nil }
+      .sorted { Int($0.dropFirst(5))! < Int($1.dropFirst(5))! }
+    return nodes.compactMap { name in
+      guard let info = try? describe("\(directory)/\(name)"), info.capture else { return nil }
+      return info
+    }
+  }
+
+  /// What the device at `path` is and offers; formats only for capture devices.
+  public static func describe(_ path: String) throws(CameraError) -> CameraInfo {
+    let device = try V4L2Device(path: path, nonBlocking: true)
+    var capability = v4l2_capability()
+    try device.control("VIDIOC_QUERYCAP", CV4L2_VIDIOC_QUERYCAP(), &capability)
+    // device_caps describes this node; capabilities describes the whole physical device.
+    let caps =
+      capability.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? capability.device_caps : capability.capabilities
+    let capture = caps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0
+    return CameraInfo(
+      path: path, driver: cString(capability.driver), card: cString(capability.card),
+      bus: cString(capability.bus_info), capture: capture, streaming: caps & UInt32(V4L2_CAP_STREAMING) != 0,
+      formats: capture ? try formats(of: device) : [])
+  }
+
+  static func formats(of device: V4L2Device) throws(CameraError) -> [CameraFormatInfo] {
+    var result: [CameraFormatInfo] = []
+    var description = v4l2_fmtdesc()
+    description.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+    while try device.enumerate("VIDIOC_ENUM_FMT", CV4L2_VIDIOC_ENUM_FMT(), &description) {
+      result.append(
+        CameraFormatInfo(
+          fourcc: fourccString(description.pixelformat), description: cString(description.description),
+          emulated: description.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0,
+          sizes: try sizes(of: device, format: description.pixelformat)))
+      description.index += 1
+    }
+    return result
+  }
+
+  static func sizes(of device: V4L2Device, format: UInt32) throws(CameraError) -> [FrameSizeInfo] {
+    var result: [FrameSizeInfo] = []
+    var size = v4l2_frmsizeenum()
+    size.pixel_format = format
+    while try device.enumerate("VIDIOC_ENUM_FRAMESIZES", CV4L2_VIDIOC_ENUM_FRAMESIZES(), &size) {
+      if size.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {
+        let width = Int(size.discrete.width)
+        let height = Int(size.discrete.height)
+        result.append(
+          FrameSizeInfo(
+            width: width, height: height,
+            frameRates: try rates(of: device, format: format, width: width, height: height)))
+      } else {
+        // Stepwise and continuous ranges: report the two ends, which is what a still or preview picks from.
+        let wise = size.stepwise
+        for (width, height) in [(wise.min_width, wise.min_height), (wise.max_width, wise.max_height)] {
+          result.append(
+            FrameSizeInfo(
+              width: Int(width), height: Int(height),
+              frameRates: try rates(of: device, format: format, width: Int(width), height: Int(height))))
+        }
+        break
+      }
+      size.index += 1
+    }
+    return result
+  }
+
+  static func rates(of device: V4L2Device, format: UInt32, width: Int, height: Int) throws(CameraError)
+    -> [FrameRate]
+  {
+    var result: [FrameRate] = []
+    var interval = v4l2_frmivalenum()
+    interval.pixel_format = format
+    interval.width = UInt32(width)
+    interval.height = UInt32(height)
+    while try device.enumerate("VIDIOC_ENUM_FRAMEINTERVALS", CV4L2_VIDIOC_ENUM_FRAMEINTERVALS(), &interval) {
+      if interval.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
+        result.append(FrameRate(numerator: interval.discrete.numerator, denominator: interval.discrete.denominator))
+      } else {
+        result.append(FrameRate(numerator: interval.stepwise.min.numerator, denominator: interval.stepwise.min.denominator))
+        result.append(FrameRate(numerator: interval.stepwise.max.numerator, denominator: interval.stepwise.max.denominator))
+        break
+      }
+      interval.index += 1
+    }
+    return result
+  }
+}

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import CV4L2
+import LinuxIO
+
+/// One open V4L2 device node through libv4l2, closed with `v4l2_close` so libv4l2 frees its state too.
+final class V4L2Device {
+  let path: String
+  let raw: CInt
+
+  init(path: String, nonBlocking: Bool) throws(CameraError) {
+    self.path = path
+    let flags = O_RDWR | O_CLOEXEC | (nonBlocking ? O_NONBLOCK : 0)
+    do {
+      raw = try systemCall("open") { CV4L2_open(path, flags) }
+    } catch {
+      throw CameraError(error, device: path)
+    }
+  }
+
+  var descriptor: FileDescriptor { FileDescriptor(rawValue: raw) }
+
+  /// One ioctl, named for the error message, retried on EINTR.
+  func control<Argument>(_ name: String, _ request: UInt, _ argument: inout Argument) throws(CameraError) {
+    do {
+      _ = try withUnsafeMutableBytes(of: &argument) { (bytes) throws(SystemCallError) in
+        try systemCall(name) { CV4L2_ioctl(raw, request, bytes.baseAddress) }
+      }
+    } catch {
+      throw CameraError(error, device: path)
+    }
+  }
+
+  /// Like `control`, but EINVAL (the end of an enumeration) is `false`, not an error.
+  func enumerate<Argument>(_ name: String, _ request: UInt, _ argument: inout Argument) throws(CameraError) -> Bool {
+    let result = withUnsafeMutableBytes(of: &argument) { CV4L2_ioctl(raw, request, $0.baseAddress) }
+    if result == 0 { return true }
+    let error = Errno.current
+    if error == .invalid { return false }
+    throw CameraError(SystemCallError(name, error), device: path)
+  }
+
+  deinit { _ = v4l2_close(raw) }
+}
+
+/// A fourcc code as four characters, as `v4l2-ctl` prints it.
+func fourccString(_ code: UInt32) -> String {
+  let bytes = (0..<4).map { UInt8(truncatingIfNeeded: code >> ($0 * 8)) }
+  return String(decoding: bytes, as: UTF8.self).trimmingTrailingSpaces
+}
+
+/// Characters of a fixed-size C string field (`card`, `driver`, `description`).
+func cString<T>(_ field: T) -> String {
+  withUnsafeBytes(of: field) { bytes in
+    let prefix = bytes.prefix { $0 != 0 }
+    return String(decoding: prefix, as: UTF8.self)
+  }
+}
+
+extension String {
+  var trimmingTrailingSpaces: String {
+    var text = self
+    while text.last == " " { text.removeLast() }
+    return text
+  }
+}

@@ -1,0 +1,198 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import KioskCore
+import LinuxIO
+import Synchronization
+
+/// Why the roll could not take an item.
+public enum RollError: Error, Sendable, CustomStringConvertible {
+  /// The roll path is missing or not writable.
+  case unavailable(String)
+  /// Every DCF number up to 999-9999 is used.
+  case exhausted
+  case io(SystemCallError)
+
+  public var description: String {
+    switch self {
+    case .unavailable(let text): text
+    case .exhausted: "camera roll full: all DCF numbers up to 999-9999 are used"
+    case .io(let error): error.description
+    }
+  }
+}
+
+/// A published item: its number and where it now is, complete and durable.
+public struct RollItem: Sendable, Equatable {
+  public let number: RollNumber
+  public let kind: MediaKind
+  /// Relative to the roll root: `DCIM/100KIOSK/IMG_0001.JPG`.
+  public let relativePath: String
+}
+
+/// The DCF camera roll on disk, as people see it over SSH: only whole files ever carry a final name.
+///
+/// Publishing writes under a hidden name in the target folder, fsyncs, renames without replacing, and fsyncs
+/// the folder. Numbers come from one counter persisted beside `DCIM`, so a number is never used twice, even
+/// after its file was deleted or the power was cut.
+/// Safe to share between threads: publishing is serialised by the lock around the counter.
+public final class CameraRoll: Sendable {
+  public let root: String
+  public let suffix: String
+  /// The number the next item gets; nil once the roll is exhausted.
+  private let counter: Mutex<RollNumber?>
+  public var next: RollNumber? { counter.withLock { $0 } }
+
+  static let counterFile = ".kioskcam-last-number"
+  static let temporaryPrefix = ".tmp-"
+
+  public init(root: String, suffix: String) throws(RollError) {
+    self.root = root
+    self.suffix = suffix
+    guard FileStatus.isDirectory(root) else { throw .unavailable("camera roll \(root): no such directory") }
+    guard FileStatus.isWritable(root) else { throw .unavailable("camera roll \(root): not writable") }
+    do {
+      try FileStatus.makeDirectory("\(root)/DCIM")
+    } catch {
+      throw .io(error)
+    }
+    let highest = [Self.highestOnDisk(dcim: "\(root)/DCIM"), Self.readCounter(root: root)].compactMap { $0 }.max()
+    counter = Mutex(highest.map { $0.next } ?? .first)
+    removeLeftovers()
+  }
+
+  var dcim: String { "\(root)/DCIM" }
+
+  /// Writes `bytes` as the next item and returns it once it is durable under its final name.
+  public func publish(_ bytes: [UInt8], kind: MediaKind) throws(RollError) -> RollItem {
+    try counter.withLock { (next) throws(RollError) -> RollItem in try publish(bytes, kind: kind, next: &next) }
+  }
+
+  private func publish(_ bytes: [UInt8], kind: MediaKind, next: inout RollNumber?) throws(RollError) -> RollItem {
+    while true {
+      guard let number = next else { throw .exhausted }
+      let folderName = number.folderName(suffix: suffix)
+      let name = number.fileName(kind)
+      do throws(SystemCallError) {
+        let folderPath = "\(dcim)/\(folderName)"
+        if !FileStatus.isDirectory(folderPath) {
+          try FileStatus.makeDirectory(folderPath)
+          try Directory(path: dcim).sync()
+        }
+        let folder = try Directory(path: folderPath)
+        let temporary = "\(Self.temporaryPrefix)\(name)"
+        // A leftover from a crash in this very second would block the exclusive create: it is garbage.
+        try? folder.remove(temporary)
+        let file = try folder.createExclusive(temporary)
+        do throws(SystemCallError) {
+          try file.writeAll(bytes)
+          try file.sync()
+          try file.close()
+        } catch {
+          try? folder.remove(temporary)
+          throw error
+        }
+        guard try folder.renameNoReplaceUnlessTaken(temporary, to: name) else {
+          // Someone put a file with this name there (copied in over SSH): skip the number, never overwrite.
+          try? folder.remove(temporary)
+          next = advance(past: number)
+          continue
+        }
+        try folder.sync()
+        next = advance(past: number)
+        return RollItem(number: number, kind: kind, relativePath: "DCIM/\(folderName)/\(name)")
+      } catch {
+        throw .io(error)
+      }
+    }
+  }
+
+  /// Moves the counter on and persists it before anyone can see a later number.
+  private func advance(past number: RollNumber) -> RollNumber? {
+    writeCounter(number)
+    return number.next
+  }
+
+  private static func readCounter(root: String) -> RollNumber? {
+    guard let file = try? OwnedFD(opening: "\(root)/\(Self.counterFile)", flags: O_RDONLY),
+      let bytes = try? file.readToEnd(limit: 64)
+    else { return nil }
+    let text = String(decoding: bytes, as: UTF8.self).split(separator: "\n").first ?? ""
+    let parts = text.split(separator: "-")
+    guard parts.count == 2, let folder = Int(parts[0]), let file = Int(parts[1]) else { return nil }
+    return RollNumber(folder: folder, file: file)
+  }
+
+  private func writeCounter(_ number: RollNumber) {
+    // Best effort: the highest file on disk also bounds the counter, so a lost write reuses no visible name.
+    do {
+      let directory = try Directory(path: root)
+      let temporary = "\(Self.counterFile).new"
+      try? directory.remove(temporary)
+      let file = try directory.createExclusive(temporary)
+      let text = Array("\(number.folder)-\(number.file)\n".utf8)
+      try file.writeAll(text)
+      try file.sync()
+      try file.close()
+      try systemCall("rename counter") { rename("\(root)/\(temporary)", "\(root)/\(Self.counterFile)") }
+      try directory.sync()
+    } catch {}
+  }
+
+  /// The highest DCF number among the published files, any suffix, any extension.
+  static func highestOnDisk(dcim: String) -> RollNumber? {
+    var highest: RollNumber?
+    for folderName in DirectoryListing.names(in: dcim) {
+      guard let folder = RollNumber.folderNumber(of: folderName) else { continue }
+      for name in DirectoryListing.names(in: "\(dcim)/\(folderName)") {
+        guard let file = RollNumber.fileNumber(of: name), let number = RollNumber(folder: folder, file: file) else {
+          continue
+        }
+        if highest.map({ number > $0 }) ?? true { highest = number }
+      }
+    }
+    return highest
+  }
+
+  /// Half-written files from a crash: hidden names that nobody pulling the roll should ever receive.
+  private func removeLeftovers() {
+    for folderName in DirectoryListing.names(in: dcim) where RollNumber.folderNumber(of: folderName) != nil {
+      guard let folder = try? Directory(path: "\(dcim)/\(folderName)") else { continue }
+      for name in DirectoryListing.names(in: "\(dcim)/\(folderName)") where name.hasPrefix(Self.temporaryPrefix) {
+        try? folder.remove(name)
+      }
+      try? folder.sync()
+    }
+  }
+}
+
+/// What the roll's storage looks like from the service's side.
+public struct StorageInfo: Encodable, Sendable, Equatable {
+  public let path: String
+  public let exists: Bool
+  public let writable: Bool
+  public let availableBytes: UInt64?
+  public let totalBytes: UInt64?
+
+  public init(path: String) {
+    self.path = path
+    exists = FileStatus.isDirectory(path)
+    writable = exists && FileStatus.isWritable(path)
+    let space = try? FileSystemSpace(path: path)
+    availableBytes = space?.availableBytes
+    totalBytes = space?.totalBytes
+  }
+}
+
+extension Directory {
+  /// False when `to` already exists; any other failure throws.
+  fileprivate func renameNoReplaceUnlessTaken(_ from: String, to: String) throws(SystemCallError) -> Bool {
+    do {
+      try renameNoReplace(from, to: to)
+      return true
+    } catch {
+      if error.errno == .exists { return false }
+      throw error
+    }
+  }
+}

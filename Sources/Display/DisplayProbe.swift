@@ -1,0 +1,54 @@
+import CDRM
+import LinuxIO
+
+public struct DisplayModeInfo: Encodable, Sendable, Equatable {
+  public let name: String
+  public let width: Int
+  public let height: Int
+  public let refresh: Int
+  public let preferred: Bool
+}
+
+public struct ConnectorInfo: Encodable, Sendable, Equatable {
+  public let id: UInt32
+  public let name: String
+  public let status: String
+  public let modes: [DisplayModeInfo]
+}
+
+public struct DisplayCardInfo: Encodable, Sendable, Equatable {
+  public let path: String
+  public let driver: String
+  public let connectors: [ConnectorInfo]
+}
+
+public enum DisplayProbe {
+  /// Every `/dev/dri/card*` with its connectors and modes, in number order.
+  public static func list(devicesIn directory: String = "/dev/dri") -> [DisplayCardInfo] {
+    let nodes = DirectoryListing.names(in: directory)
+      .filter { $0.hasPrefix("card") && Int($0.dropFirst(4)) != nil }
+      .sorted { Int($0.dropFirst(4))! < Int($1.dropFirst(4))! }
+    return nodes.compactMap { try? describe("\(directory)/\($0)") }
+  }
+
+  public static func describe(_ path: String) throws(DisplayError) -> DisplayCardInfo {
+    let card = try DRMCard(path: path)
+    let connectors = card.connectors().map { connector in
+      ConnectorInfo(
+        id: connector.id, name: connector.name, status: connector.status,
+        modes: connector.modes.map {
+          DisplayModeInfo(
+            name: $0.nameString, width: Int($0.hdisplay), height: Int($0.vdisplay), refresh: Int($0.vrefresh),
+            preferred: $0.isPreferred)
+        })
+    }
+    return DisplayCardInfo(path: path, driver: card.driver, connectors: connectors)
+  }
+
+  /// The first card with a connected connector that has a mode: what `device = auto` picks.
+  public static func firstConnected(devicesIn directory: String = "/dev/dri") -> String? {
+    list(devicesIn: directory).first { card in
+      card.connectors.contains { $0.status == "connected" && !$0.modes.isEmpty }
+    }?.path
+  }
+}

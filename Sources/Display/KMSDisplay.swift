@@ -1,0 +1,191 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import CDRM
+import LinuxIO
+
+/// A buffer being drawn: XRGB8888, `stride` bytes a row.
+public struct DrawTarget {
+  public let pixels: UnsafeMutableRawBufferPointer
+  public let width: Int
+  public let height: Int
+  public let stride: Int
+}
+
+/// A KMS output: one connector, one CRTC, one mode, two dumb buffers flipped on page-flip events.
+///
+/// The loop watches `descriptor`; `handleEvents()` completes flips. `present` never blocks: while a flip
+/// is pending it refuses, and the caller drops that preview frame (the next, fresher one will be shown).
+public final class KMSDisplay {
+  public let path: String
+  public let connectorName: String
+  public let width: Int
+  public let height: Int
+  private let card: DRMCard
+  private let connectorID: UInt32
+  private let crtcID: UInt32
+  private var mode: drmModeModeInfo
+  private let savedCRTC: UnsafeMutablePointer<drmModeCrtc>?
+  private var buffers: [DumbBuffer] = []
+  private var front = 0
+  public private(set) var flipPending = false
+  public private(set) var flipsCompleted = 0
+
+  /// Opens `path` (or, for `auto`, the first card with a connected connector) and sets its preferred mode.
+  public init(device: String) throws(DisplayError) {
+    let path: String
+    if device == "auto" {
+      guard let found = DisplayProbe.firstConnected() else {
+        throw .absent("no display: no DRM card has a connected connector")
+      }
+      path = found
+    } else {
+      path = device
+    }
+    self.path = path
+    card = try DRMCard(path: path)
+    guard let connector = card.connectors().first(where: { $0.connected && !$0.modes.isEmpty }),
+      let mode = connector.preferredMode
+    else { throw .absent("\(path): no connected connector with a mode") }
+    guard let crtc = Self.crtc(for: connector, on: card) else {
+      throw .absent("\(path): no CRTC can drive \(connector.name)")
+    }
+    connectorName = connector.name
+    connectorID = connector.id
+    crtcID = crtc
+    self.mode = mode
+    width = Int(mode.hdisplay)
+    height = Int(mode.vdisplay)
+    savedCRTC = drmModeGetCrtc(card.fd.raw, crtc)
+
+    for _ in 0..<2 { buffers.append(try DumbBuffer(card: card, width: width, height: height)) }
+    for buffer in buffers { buffer.pixels.initializeMemory(as: UInt8.self, repeating: 0) }
+    var connectorIDs = [connectorID]
+    let status = drmModeSetCrtc(card.fd.raw, crtcID, buffers[0].framebuffer, 0, 0, &connectorIDs, 1, &self.mode)
+    if status != 0 {
+      let error = Errno(-status == 0 ? errno : -status)
+      if error == .accessDenied || error == .permissionDenied {
+        throw .busy("\(path): another program is driving the display (not DRM master)")
+      }
+      throw .io(SystemCallError("\(path): drmModeSetCrtc", error))
+    }
+  }
+
+  public var descriptor: FileDescriptor { card.fd.descriptor }
+
+  /// Draws into the back buffer and queues a flip to it; false (nothing drawn) while a flip is pending.
+  @discardableResult
+  public func present(_ draw: (DrawTarget) -> Void) throws(DisplayError) -> Bool {
+    guard !flipPending else { return false }
+    let back = buffers[1 - front]
+    draw(DrawTarget(pixels: back.pixels, width: width, height: height, stride: back.stride))
+    let status = drmModePageFlip(
+      card.fd.raw, crtcID, back.framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), Unmanaged.passUnretained(self).toOpaque())
+    guard status == 0 else { throw .io(SystemCallError("\(path): drmModePageFlip", Errno(-status == 0 ? errno : -status))) }
+    flipPending = true
+    return true
+  }
+
+  /// Reads the card's events (call when its descriptor is readable); a completed flip frees the back buffer.
+  public func handleEvents() {
+    var context = drmEventContext()
+    context.version = 2
+    context.page_flip_handler = { _, _, _, _, userData in
+      guard let userData else { return }
+      let display = Unmanaged<KMSDisplay>.fromOpaque(userData).takeUnretainedValue()
+      display.flipPending = false
+      display.front = 1 - display.front
+      display.flipsCompleted += 1
+    }
+    _ = drmHandleEvent(card.fd.raw, &context)
+  }
+
+  deinit {
+    // Give the screen back as we found it: the console or whoever had it before.
+    if let saved = savedCRTC {
+      var connectorIDs = [connectorID]
+      var savedMode = saved.pointee.mode
+      _ = drmModeSetCrtc(
+        card.fd.raw, saved.pointee.crtc_id, saved.pointee.buffer_id, saved.pointee.x, saved.pointee.y, &connectorIDs, 1,
+        &savedMode)
+      drmModeFreeCrtc(saved)
+    }
+  }
+
+  /// The CRTC already driving the connector, else the first free one an encoder of it can use.
+  private static func crtc(for connector: Connector, on card: DRMCard) -> UInt32? {
+    if connector.encoderID != 0, let encoder = drmModeGetEncoder(card.fd.raw, connector.encoderID) {
+      defer { drmModeFreeEncoder(encoder) }
+      if encoder.pointee.crtc_id != 0 { return encoder.pointee.crtc_id }
+    }
+    let crtcs = card.crtcs()
+    for encoderID in connector.encoders {
+      guard let encoder = drmModeGetEncoder(card.fd.raw, encoderID) else { continue }
+      defer { drmModeFreeEncoder(encoder) }
+      for (index, crtc) in crtcs.enumerated() where encoder.pointee.possible_crtcs & (1 << UInt32(index)) != 0 {
+        return crtc
+      }
+    }
+    return nil
+  }
+}
+
+/// A dumb buffer: memory the kernel can scan out, mapped for the CPU, registered as a framebuffer.
+final class DumbBuffer {
+  let framebuffer: UInt32
+  let stride: Int
+  private let handle: UInt32
+  private let mapping: Mapping
+  private let card: DRMCard
+
+  init(card: DRMCard, width: Int, height: Int) throws(DisplayError) {
+    self.card = card
+    var create = drm_mode_create_dumb()
+    create.width = UInt32(width)
+    create.height = UInt32(height)
+    create.bpp = 32
+    try card.control("DRM_IOCTL_MODE_CREATE_DUMB", CDRM_IOCTL_MODE_CREATE_DUMB(), &create)
+    handle = create.handle
+    stride = Int(create.pitch)
+    var map = drm_mode_map_dumb()
+    map.handle = handle
+    do {
+      try card.control("DRM_IOCTL_MODE_MAP_DUMB", CDRM_IOCTL_MODE_MAP_DUMB(), &map)
+      mapping = try Mapping(fd: card.fd.descriptor, count: Int(create.size), offset: Int64(map.offset))
+    } catch let error as DisplayError {
+      Self.destroy(handle, on: card)
+      throw error
+    } catch {
+      Self.destroy(handle, on: card)
+      throw .io(error as! SystemCallError)
+    }
+    var handles: (UInt32, UInt32, UInt32, UInt32) = (handle, 0, 0, 0)
+    var pitches: (UInt32, UInt32, UInt32, UInt32) = (create.pitch, 0, 0, 0)
+    var offsets: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
+    var id: UInt32 = 0
+    let status = withUnsafePointer(to: &handles.0) { h in
+      withUnsafePointer(to: &pitches.0) { p in
+        withUnsafePointer(to: &offsets.0) { o in
+          drmModeAddFB2(card.fd.raw, UInt32(width), UInt32(height), CDRM_FORMAT_XRGB8888(), h, p, o, &id, 0)
+        }
+      }
+    }
+    guard status == 0 else {
+      Self.destroy(handle, on: card)
+      throw .io(SystemCallError("\(card.path): drmModeAddFB2", Errno(-status == 0 ? errno : -status)))
+    }
+    framebuffer = id
+  }
+
+  var pixels: UnsafeMutableRawBufferPointer { mapping.bytes }
+
+  private static func destroy(_ handle: UInt32, on card: DRMCard) {
+    var destroy = drm_mode_destroy_dumb(handle: handle)
+    try? card.control("DRM_IOCTL_MODE_DESTROY_DUMB", CDRM_IOCTL_MODE_DESTROY_DUMB(), &destroy)
+  }
+
+  deinit {
+    _ = drmModeRmFB(card.fd.raw, framebuffer)
+    Self.destroy(handle, on: card)
+  }
+}

@@ -1,0 +1,104 @@
+/// The hardware buttons by what they mean to the kiosk.
+public enum ButtonRole: String, Sendable, CaseIterable {
+  case shutter, mode
+}
+
+public enum ButtonEdge: Sendable, Equatable {
+  /// The button went down (the line became active).
+  case pressed
+  case released
+}
+
+/// What the screen should say, in plain words.
+public enum Screen: Sendable, Equatable {
+  case live
+  case message(String)
+}
+
+/// Everything that can happen to the kiosk, each with its time when time matters.
+public enum Event: Sendable, Equatable {
+  case button(ButtonRole, ButtonEdge, at: Instant)
+  /// A frame arrived from the camera and is in the recent-frames ring.
+  case frame(FrameInfo)
+  case stillSaved(name: String)
+  case saveFailed(reason: String)
+  case cameraLost(reason: String)
+  case cameraBack
+}
+
+/// What the kiosk asks the devices to do.
+public enum Action: Sendable, Equatable {
+  /// Encode and publish the ring's frame with this sequence number as a still.
+  case saveStill(FrameInfo, pressedAt: Instant)
+  case show(Screen)
+  case log(String)
+}
+
+/// The kiosk's behaviour, pure: an event in, actions out. Time comes with the events.
+public struct Kiosk: Sendable {
+  public private(set) var screen = Screen.live
+  /// A shutter press waiting for the frame nearest to it.
+  private var pendingPress: Instant?
+  private var lastFrame: FrameInfo?
+  private var lastAccepted: [ButtonRole: Instant] = [:]
+  private var savesInFlight = 0
+  private var cameraAvailable = true
+  private let debounce: Duration
+  /// Stills that may wait for the writer; a press beyond this is refused, and says so.
+  public static let maximumSavesInFlight = 4
+
+  public init(debounce: Duration) { self.debounce = debounce }
+
+  public mutating func handle(_ event: Event) -> [Action] {
+    switch event {
+    case .button(let role, .pressed, let time):
+      // A bounce is an edge that follows the last accepted one too closely; it never takes a second photo.
+      if let last = lastAccepted[role], time - last < debounce { return [] }
+      lastAccepted[role] = time
+      return pressed(role, at: time)
+    case .button:
+      return []
+    case .frame(let frame):
+      defer { lastFrame = frame }
+      guard let press = pendingPress, frame.timestamp >= press else { return [] }
+      pendingPress = nil
+      // Zero shutter lag: the frame taken nearest the press, which may be the one before it.
+      var chosen = frame
+      if let previous = lastFrame, press - previous.timestamp < frame.timestamp - press { chosen = previous }
+      savesInFlight += 1
+      return [.saveStill(chosen, pressedAt: press)]
+    case .stillSaved(let name):
+      savesInFlight -= 1
+      return [.log("saved \(name)")]
+    case .saveFailed(let reason):
+      savesInFlight -= 1
+      screen = .message("Save failed")
+      return [.show(screen), .log("save failed: \(reason)")]
+    case .cameraLost(let reason):
+      pendingPress = nil
+      lastFrame = nil
+      cameraAvailable = false
+      screen = .message("Camera not available")
+      return [.show(screen), .log("camera lost: \(reason)")]
+    case .cameraBack:
+      cameraAvailable = true
+      screen = .live
+      return [.show(screen)]
+    }
+  }
+
+  private mutating func pressed(_ role: ButtonRole, at time: Instant) -> [Action] {
+    guard role == .shutter else { return [] }
+    guard cameraAvailable else { return [.log("shutter refused: camera not available")] }
+    guard pendingPress == nil, savesInFlight < Self.maximumSavesInFlight else {
+      return [.log("shutter refused: \(savesInFlight) stills still being saved")]
+    }
+    pendingPress = time
+    // A failed save is on screen until the next press, which is the user trying again.
+    guard screen == .live else {
+      screen = .live
+      return [.show(.live)]
+    }
+    return []
+  }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import KioskCore
+
+/// The command line of ARCHITECTURE.md, parsed into what to do. The executable only calls `main`.
+public enum Commands {
+  public static let usage = """
+    usage: kioskcam run [--config PATH]
+           kioskcam probe [--json] [--config PATH]
+           kioskcam check-config [--config PATH]
+    """
+
+  /// Runs one command and returns its exit status; every failure is one plain reason on standard error.
+  public static func main(_ arguments: [String]) -> Int32 {
+    do {
+      try dispatch(arguments)
+      return 0
+    } catch {
+      for line in error.description.split(separator: "\n") { log(String(line)) }
+      if case .usage = error { FileHandle.standardError.write(Data((usage + "\n").utf8)) }
+      return error.exitCode
+    }
+  }
+
+  static func dispatch(_ arguments: [String]) throws(ServiceError) {
+    guard let command = arguments.first else { throw .usage("no command given") }
+    var options = Options(arguments.dropFirst())
+    switch command {
+    case "run":
+      let path = try options.value("--config") ?? Config.defaultPath
+      try options.finish()
+      let service = try KioskService(config: try ConfigLoader.load(path))
+      try service.run()
+    case "probe":
+      let json = options.flag("--json")
+      let path = try options.value("--config")
+      try options.finish()
+      // The roll path comes from the configuration when there is one to read.
+      var rollPath = Config().roll.path
+      if let path { rollPath = try ConfigLoader.load(path).roll.path }
+      let report = ProbeReport(rollPath: rollPath)
+      if json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        guard let data = try? encoder.encode(report) else { throw .io("cannot encode the probe report") }
+        print(String(decoding: data, as: UTF8.self))
+      } else {
+        print(report.text)
+      }
+    case "check-config":
+      let path = try options.value("--config") ?? Config.defaultPath
+      try options.finish()
+      _ = try ConfigLoader.load(path)
+      print("\(path): ok")
+    case "help", "--help", "-h":
+      print(usage)
+    default:
+      throw .usage("unknown command '\(command)'")
+    }
+  }
+}
+
+/// `--name value` and `--flag` options, each at most once; anything left over is a usage error.
+struct Options {
+  private var remaining: [String]
+  init(_ arguments: ArraySlice<String>) { remaining = Array(arguments) }
+
+  mutating func flag(_ name: String) -> Bool {
+    guard let index = remaining.firstIndex(of: name) else { return false }
+    remaining.remove(at: index)
+    return true
+  }
+
+  mutating func value(_ name: String) throws(ServiceError) -> String? {
+    guard let index = remaining.firstIndex(of: name) else { return nil }
+    guard index + 1 < remaining.count else { throw .usage("\(name) needs a value") }
+    let value = remaining[index + 1]
+    remaining.removeSubrange(index...index + 1)
+    return value
+  }
+
+  func finish() throws(ServiceError) {
+    if let first = remaining.first { throw .usage("unexpected argument '\(first)'") }
+  }
+}

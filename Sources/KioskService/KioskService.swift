@@ -1,0 +1,292 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import Buttons
+import Camera
+import CameraRoll
+import Dispatch
+import Display
+import Imaging
+import JPEGCodec
+import KioskCore
+import LinuxIO
+
+/// Results that come back to the loop from the still writer.
+enum WorkerResult: Sendable {
+  case saved(RollItem, FrameInfo, pressedAt: Instant)
+  case failed(String)
+}
+
+/// The service: one event loop around the devices, carrying out what the pure `Kiosk` decides.
+public final class KioskService {
+  private let config: Config
+  private let loop: EventLoop
+  private var kiosk: Kiosk
+  private var camera: CameraStream?
+  private var display: KMSDisplay?
+  private var scaler: PreviewScaler?
+  private let buttons: ButtonLines
+  private let roll: CameraRoll
+  private let results: Mailbox<WorkerResult>
+  private let writer = DispatchQueue(label: "kioskcam.still-writer")
+  private var ring = FrameRing(capacity: 4)
+  private var signals: SignalWatcher?
+  private var retryTimer: LoopTimer?
+  private var cameraPath: String
+  private var framesSeen = 0
+  private var damagedFrames = 0
+
+  /// Opens every device the configuration names; what is required and missing stops it here, with reasons.
+  public init(config: Config) throws(ServiceError) {
+    self.config = config
+    kiosk = Kiosk(debounce: config.buttons.debounce)
+    do {
+      loop = try EventLoop()
+      results = try Mailbox()
+    } catch {
+      throw .io(error.description)
+    }
+
+    var missing: [String] = []
+    cameraPath = config.camera.device
+    if cameraPath == "auto" {
+      if let first = CameraProbe.list().first(where: \.streaming) {
+        cameraPath = first.path
+      } else {
+        missing.append("camera: no V4L2 capture device that can stream (probed /dev/video*)")
+      }
+    }
+    var opened: CameraStream?
+    if missing.isEmpty {
+      do {
+        opened = try Self.openCamera(cameraPath, config.camera)
+      } catch {
+        missing.append("camera: \(error)")
+      }
+    }
+
+    var lines: [(ButtonRole, LineReference)] = []
+    if let shutter = config.buttons.shutter { lines.append((.shutter, shutter)) }
+    if let mode = config.buttons.mode { lines.append((.mode, mode)) }
+    var requested: ButtonLines?
+    if lines.isEmpty {
+      missing.append("shutter button: [buttons] shutter is none")
+    } else {
+      do {
+        requested = try ButtonLines(
+          chip: config.buttons.chip, lines: lines,
+          wiring: ButtonWiring(activeLow: config.buttons.activeLow, bias: config.buttons.bias))
+      } catch {
+        missing.append("buttons: \(error)")
+      }
+    }
+
+    var publishedRoll: CameraRoll?
+    do {
+      publishedRoll = try CameraRoll(root: config.roll.path, suffix: config.roll.folderSuffix)
+    } catch {
+      missing.append("camera roll: \(error)")
+    }
+
+    guard missing.isEmpty, let requested, let publishedRoll else { throw .unavailable(missing) }
+    camera = opened
+    buttons = requested
+    roll = publishedRoll
+
+    if config.display.device != "none" {
+      do {
+        let output = try KMSDisplay(device: config.display.device)
+        display = output
+        log("display \(output.path) \(output.connectorName) \(output.width)x\(output.height)")
+      } catch {
+        // Without a display the kiosk still takes pictures: the preview is off, and the log says why, once.
+        log("display off: \(error)")
+      }
+    }
+  }
+
+  /// Runs until SIGINT or SIGTERM.
+  public func run() throws(ServiceError) {
+    do {
+      signals = try SignalWatcher(loop: loop, signals: [SIGINT, SIGTERM]) { [loop] signal in
+        log("signal \(signal): stopping")
+        loop.stop()
+      }
+      try results.attach(to: loop) { [unowned self] result in received(result) }
+      try buttons.attach(to: loop) { [unowned self] edge in
+        perform(kiosk.handle(.button(edge.role, edge.edge, at: edge.time)))
+      }
+      if let display {
+        try loop.watch(display.descriptor) { [unowned display] _ in display.handleEvents() }
+      }
+      retryTimer = try LoopTimer(loop: loop) { [unowned self] in retryCamera() }
+      try startCamera()
+      log("buttons: \(buttons.descriptions.joined(separator: "; "))")
+      log("roll \(roll.root), next \(roll.next.map { "\($0.folderName(suffix: roll.suffix))/\($0.fileName(.still))" } ?? "none")")
+      log("ready")
+      try loop.run()
+    } catch {
+      throw .io(error.description)
+    }
+    camera?.stop()
+    writer.sync {}
+  }
+
+  private static func openCamera(_ path: String, _ settings: Config.Camera) throws(CameraError) -> CameraStream {
+    guard settings.format == .yuyv else {
+      throw .unsupported("format \(settings.format.fourcc) is not handled yet; use yuyv")
+    }
+    return try CameraStream(path: path, format: settings.format, size: settings.size, frameRate: settings.frameRate)
+  }
+
+  private func startCamera() throws(SystemCallError) {
+    guard let camera else { return }
+    do {
+      try camera.start()
+    } catch {
+      cameraLost("\(error)")
+      return
+    }
+    let format = camera.format
+    log("camera \(camera.path) \(format.format.fourcc) \(format.width)x\(format.height) streaming")
+    if let display {
+      scaler = PreviewScaler(
+        sourceWidth: format.width, sourceHeight: format.height,
+        target: .aspectFit(sourceWidth: format.width, sourceHeight: format.height, into: display.width, display.height))
+    }
+    // POLLPRI and errors arrive too: a disconnect shows up as POLLERR|POLLHUP on the capture node.
+    try loop.watch(camera.descriptor, for: [.readable, .priority]) { [unowned self] readiness in
+      cameraReady(readiness)
+    }
+  }
+
+  private func cameraReady(_ readiness: Readiness) {
+    guard let camera else { return }
+    var newest: FrameInfo?
+    do {
+      while let buffer = try camera.dequeue() {
+        framesSeen += 1
+        if buffer.damaged || buffer.bytesUsed < camera.format.bytesPerLine * camera.format.height {
+          damagedFrames += 1
+          try camera.requeue(buffer)
+          continue
+        }
+        camera.withBytes(of: buffer) { bytes in ring.append(buffer.info, bytes) }
+        newest = buffer.info
+        try camera.requeue(buffer)
+      }
+    } catch {
+      cameraLost("\(error)")
+      return
+    }
+    if readiness.contains(.error) || readiness.contains(.hangUp), newest == nil {
+      cameraLost("\(camera.path): device reported an error")
+      return
+    }
+    guard let newest else { return }
+    showPreview(newest)
+    perform(kiosk.handle(.frame(newest)))
+  }
+
+  /// Shows the freshest frame; while the last flip is still pending this frame is dropped from the preview only.
+  private func showPreview(_ frame: FrameInfo) {
+    guard let display, let scaler, let camera, kiosk.screen == .live, let entry = ring.frame(frame) else { return }
+    let stride = camera.format.bytesPerLine
+    do {
+      try display.present { target in
+        scaler.clearBorders(target.pixels, width: target.width, height: target.height, destinationStride: target.stride)
+        entry.bytes.withUnsafeBytes { source in
+          scaler.drawYUYV(source, stride: stride, into: target.pixels, destinationStride: target.stride)
+        }
+      }
+    } catch {
+      log("display: \(error)")
+    }
+  }
+
+  private func cameraLost(_ reason: String) {
+    guard let lost = camera else { return }
+    loop.unwatch(lost.descriptor)
+    camera = nil
+    ring.removeAll()
+    perform(kiosk.handle(.cameraLost(reason: reason)))
+    // Every old descriptor must be closed before the device can be opened again (vivid, uvcvideo).
+    try? retryTimer?.arm(after: 2_000_000_000)
+  }
+
+  private func retryCamera() {
+    do {
+      camera = try Self.openCamera(cameraPath, config.camera)
+      try startCamera()
+      log("camera back")
+      perform(kiosk.handle(.cameraBack))
+    } catch {
+      camera = nil
+      try? retryTimer?.arm(after: 2_000_000_000)
+    }
+  }
+
+  private func perform(_ actions: [Action]) {
+    for action in actions {
+      switch action {
+      case .saveStill(let frame, let pressedAt):
+        saveStill(frame, pressedAt: pressedAt)
+      case .show(let screen):
+        show(screen)
+      case .log(let message):
+        log(message)
+      }
+    }
+  }
+
+  private func saveStill(_ frame: FrameInfo, pressedAt: Instant) {
+    guard let camera, let entry = ring.frame(frame) else {
+      perform(kiosk.handle(.saveFailed(reason: "frame \(frame.sequence) no longer in the ring")))
+      return
+    }
+    let format = camera.format
+    let quality = config.capture.jpegQuality
+    let roll = roll
+    let results = results
+    writer.async {
+      do {
+        let planes = entry.bytes.withUnsafeBytes { bytes in
+          PlanarYUV422(yuyv: bytes, width: format.width, height: format.height, stride: format.bytesPerLine)
+        }
+        let jpeg = try JPEGEncoder.encode(planes, quality: quality)
+        let item = try roll.publish(jpeg, kind: .still)
+        results.post(.saved(item, frame, pressedAt: pressedAt))
+      } catch {
+        results.post(.failed("\(error)"))
+      }
+    }
+  }
+
+  private func received(_ result: WorkerResult) {
+    switch result {
+    case .saved(let item, let frame, let pressedAt):
+      let lag = Double((frame.timestamp - pressedAt).nanosecondsClamped) / 1_000_000
+      log("still \(item.relativePath) frame \(frame.sequence) shutter lag \(lag) ms")
+      perform(kiosk.handle(.stillSaved(name: item.relativePath)))
+    case .failed(let reason):
+      perform(kiosk.handle(.saveFailed(reason: reason)))
+    }
+  }
+
+  private func show(_ screen: Screen) {
+    guard let display else { return }
+    switch screen {
+    case .live:
+      break
+    case .message(let text):
+      log("screen: \(text)")
+      // Words on screen arrive with the overlay; until then a message is a dark grey screen.
+      _ = try? display.present { target in
+        for row in 0..<target.height {
+          (target.pixels.baseAddress! + row * target.stride).assumingMemoryBound(to: UInt32.self)
+            .update(repeating: 0x0030_3030, count: target.width)
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,19 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+public enum DirectoryListing {
+  /// Entry names in `path` without `.` and `..`; empty if the directory cannot be read.
+  public static func names(in path: String) -> [String] {
+    guard let directory = opendir(path) else { return [] }
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { bytes in
+        String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+  }
+}

@@ -1,0 +1,82 @@
+import CLinuxIO
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What a watched descriptor is ready for, as epoll reports it.
+public struct Readiness: OptionSet, Sendable, CustomStringConvertible {
+  public let rawValue: UInt32
+  public init(rawValue: UInt32) { self.rawValue = rawValue }
+  public static let readable = Readiness(rawValue: EPOLLIN.rawValue)
+  public static let priority = Readiness(rawValue: EPOLLPRI.rawValue)
+  public static let writable = Readiness(rawValue: EPOLLOUT.rawValue)
+  public static let error = Readiness(rawValue: EPOLLERR.rawValue)
+  public static let hangUp = Readiness(rawValue: EPOLLHUP.rawValue)
+  public var description: String {
+    let names: [(Readiness, String)] = [
+      (.readable, "in"), (.priority, "pri"), (.writable, "out"), (.error, "err"), (.hangUp, "hup"),
+    ]
+    return names.filter { contains($0.0) }.map(\.1).joined(separator: "|")
+  }
+}
+
+/// The one loop thread: waits on one epoll set and calls each descriptor's handler on readiness.
+///
+/// Not thread-safe by design: everything registered here belongs to the thread that calls `run()`.
+/// Other threads reach the loop only through a `Mailbox`.
+public final class EventLoop {
+  public typealias Handler = (Readiness) -> Void
+
+  private let epoll: OwnedFD
+  private var handlers: [CInt: Handler] = [:]
+  private var stopping = false
+
+  public init() throws(SystemCallError) {
+    epoll = OwnedFD(adopting: try systemCall("epoll_create1") { epoll_create1(CInt(EPOLL_CLOEXEC)) })
+  }
+
+  /// Calls `handler` whenever `fd` is ready for `interest` (errors and hang-ups are always reported).
+  public func watch(_ fd: FileDescriptor, for interest: Readiness = .readable, _ handler: @escaping Handler)
+    throws(SystemCallError)
+  {
+    var event = epoll_event()
+    event.events = interest.rawValue
+    event.data.fd = fd.rawValue
+    let operation = handlers[fd.rawValue] == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD
+    try systemCall("epoll_ctl \(fd)") { epoll_ctl(epoll.raw, operation, fd.rawValue, &event) }
+    handlers[fd.rawValue] = handler
+  }
+
+  /// Forgets `fd`; safe to call from inside a handler, and for a descriptor already closed.
+  public func unwatch(_ fd: FileDescriptor) {
+    guard handlers.removeValue(forKey: fd.rawValue) != nil else { return }
+    _ = epoll_ctl(epoll.raw, EPOLL_CTL_DEL, fd.rawValue, nil)
+  }
+
+  /// Runs until `stop()` is called from a handler.
+  public func run() throws(SystemCallError) {
+    stopping = false
+    var events = [epoll_event](repeating: epoll_event(), count: 32)
+    while !stopping {
+      let count = try events.withUnsafeMutableBufferPointer { (buffer) throws(SystemCallError) -> CInt in
+        try systemCall("epoll_wait") { epoll_wait(epoll.raw, buffer.baseAddress, CInt(buffer.count), -1) }
+      }
+      for index in 0..<Int(count) {
+        let fd = events[index].data.fd
+        // A handler earlier in this batch may have unwatched this descriptor.
+        guard let handler = handlers[fd] else { continue }
+        handler(Readiness(rawValue: events[index].events))
+        if stopping { break }
+      }
+    }
+  }
+
+  public func stop() { stopping = true }
+}
+
+/// Nanoseconds on CLOCK_MONOTONIC: the clock of V4L2 buffer and GPIO event timestamps.
+public func monotonicNanoseconds() -> Int64 {
+  var now = timespec()
+  clock_gettime(CLOCK_MONOTONIC, &now)
+  return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+}

@@ -1,0 +1,67 @@
+import CLinuxIO
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// An open directory, for `*at` calls and for fsync of the directory itself after a rename.
+public struct Directory: ~Copyable {
+  public let path: String
+  private let fd: OwnedFD
+
+  public init(path: String) throws(SystemCallError) {
+    self.path = path
+    fd = try OwnedFD(opening: path, flags: O_RDONLY | O_DIRECTORY)
+  }
+
+  /// Creates `name` exclusively for writing (fails with EEXIST if it is there).
+  public func createExclusive(_ name: String, mode: mode_t = 0o644) throws(SystemCallError) -> OwnedFD {
+    OwnedFD(
+      adopting: try systemCall("create \(path)/\(name)") {
+        openat(fd.raw, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+      })
+  }
+
+  /// Renames within this directory without ever replacing an existing name (EEXIST if taken).
+  public func renameNoReplace(_ from: String, to: String) throws(SystemCallError) {
+    try systemCall("rename \(path)/\(from) to \(to)") {
+      CLinuxIO_renameat2(fd.raw, from, fd.raw, to, CLinuxIO_RENAME_NOREPLACE())
+    }
+  }
+
+  public func remove(_ name: String) throws(SystemCallError) {
+    try systemCall("unlink \(path)/\(name)") { unlinkat(fd.raw, name, 0) }
+  }
+
+  /// Makes renames and creations in this directory durable.
+  public func sync() throws(SystemCallError) {
+    try systemCall("fsync \(path)") { fsync(fd.raw) }
+  }
+}
+
+/// Space and access on the file system holding a path.
+public struct FileSystemSpace: Sendable, Equatable {
+  public let availableBytes: UInt64
+  public let totalBytes: UInt64
+
+  public init(path: String) throws(SystemCallError) {
+    var stats = statvfs()
+    try systemCall("statvfs \(path)") { statvfs(path, &stats) }
+    availableBytes = UInt64(stats.f_bavail) * UInt64(stats.f_frsize)
+    totalBytes = UInt64(stats.f_blocks) * UInt64(stats.f_frsize)
+  }
+}
+
+public enum FileStatus {
+  public static func isDirectory(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+  }
+
+  public static func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
+
+  /// Creates a directory if it is missing; an existing one is fine.
+  public static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws(SystemCallError) {
+    if mkdir(path, mode) == 0 || errno == EEXIST { return }
+    throw SystemCallError("mkdir \(path)", Errno.current)
+  }
+}

@@ -1,0 +1,6 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import KioskService
+
+exit(Commands.main(Array(CommandLine.arguments.dropFirst())))
