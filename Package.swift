@@ -25,7 +25,7 @@ let package = Package(
     .target(name: "LinuxIO", dependencies: ["CLinuxIO"]),
 
     // Adapters: the only importers of the C modules.
-    .target(name: "Camera", dependencies: ["CV4L2", "LinuxIO", "KioskCore"]),
+    .target(name: "Camera", dependencies: ["CV4L2", "LinuxIO", "KioskCore", "Imaging"]),
     .target(name: "Buttons", dependencies: ["CGPIOD", "LinuxIO", "KioskCore"]),
     .target(name: "Display", dependencies: ["CDRM", "LinuxIO", "Imaging"]),
     .target(name: "JPEGCodec", dependencies: ["CTurboJPEG", "Imaging"]),

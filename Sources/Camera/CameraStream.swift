@@ -2,6 +2,7 @@
   import Glibc
 #endif
 import CV4L2
+import Imaging
 import KioskCore
 import LinuxIO
 
@@ -21,6 +22,8 @@ public struct StreamFormat: Sendable, Equatable {
   public let height: Int
   public let bytesPerLine: Int
   public let imageSize: Int
+  /// Only an explicit full-range flag means full range: V4L2's default for YCbCr is limited.
+  public let range: YCbCrRange
 }
 
 /// A V4L2 capture stream with mmap buffers, dequeued without blocking from the event loop.
@@ -57,7 +60,8 @@ public final class CameraStream {
     }
     format = StreamFormat(
       format: wanted, width: Int(request.fmt.pix.width), height: Int(request.fmt.pix.height),
-      bytesPerLine: Int(request.fmt.pix.bytesperline), imageSize: Int(request.fmt.pix.sizeimage))
+      bytesPerLine: Int(request.fmt.pix.bytesperline), imageSize: Int(request.fmt.pix.sizeimage),
+      range: request.fmt.pix.quantization == V4L2_QUANTIZATION_FULL_RANGE.rawValue ? .full : .limited)
 
     var parameters = v4l2_streamparm()
     parameters.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue

@@ -251,7 +251,8 @@ public final class KioskService {
     writer.async {
       do {
         let planes = entry.bytes.withUnsafeBytes { bytes in
-          PlanarYUV422(yuyv: bytes, width: format.width, height: format.height, stride: format.bytesPerLine)
+          PlanarYUV422(
+            yuyv: bytes, width: format.width, height: format.height, stride: format.bytesPerLine, range: format.range)
         }
         let jpeg = try JPEGEncoder.encode(planes, quality: quality)
         let item = try roll.publish(jpeg, kind: .still)

@@ -1,0 +1,80 @@
+import Foundation
+import KioskCore
+import Testing
+
+@testable import CameraRoll
+
+/// A real camera roll in a fresh temporary directory: publishing is about the file system, so no fakes.
+@Suite struct CameraRollTests {
+  let root: String
+
+  init() throws {
+    root = NSTemporaryDirectory() + "kioskcam-roll-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+  }
+
+  func files(_ folder: String = "100KIOSK") -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "\(root)/DCIM/\(folder)")) ?? []).sorted()
+  }
+
+  @Test func itemsArePublishedInDCFOrder() throws {
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    let first = try roll.publish([1, 2, 3], kind: .still)
+    let second = try roll.publish([4, 5], kind: .still)
+    #expect(first.relativePath == "DCIM/100KIOSK/IMG_0001.JPG")
+    #expect(second.relativePath == "DCIM/100KIOSK/IMG_0002.JPG")
+    #expect(files() == ["IMG_0001.JPG", "IMG_0002.JPG"], "no temporary file is left behind")
+    #expect(FileManager.default.contents(atPath: "\(root)/\(first.relativePath)") == Data([1, 2, 3]))
+  }
+
+  @Test func numbersAreNeverReusedAfterDeletion() throws {
+    var roll = try CameraRoll(root: root, suffix: "KIOSK")
+    _ = try roll.publish([1], kind: .still)
+    let second = try roll.publish([2], kind: .still)
+    try FileManager.default.removeItem(atPath: "\(root)/\(second.relativePath)")
+    roll = try CameraRoll(root: root, suffix: "KIOSK")
+    #expect(try roll.publish([3], kind: .still).relativePath == "DCIM/100KIOSK/IMG_0003.JPG")
+  }
+
+  @Test func aFileCopiedInIsNeverOverwritten() throws {
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    _ = try roll.publish([1], kind: .still)
+    // Someone drops IMG_0002.JPG in while the service runs: it is theirs, so the next number is 3.
+    _ = FileManager.default.createFile(atPath: "\(root)/DCIM/100KIOSK/IMG_0002.JPG", contents: Data([9]))
+    #expect(try roll.publish([2], kind: .still).relativePath == "DCIM/100KIOSK/IMG_0003.JPG")
+    #expect(FileManager.default.contents(atPath: "\(root)/DCIM/100KIOSK/IMG_0002.JPG") == Data([9]))
+  }
+
+  @Test func theCounterStartsAboveTheHighestFileOnDisk() throws {
+    try FileManager.default.createDirectory(atPath: "\(root)/DCIM/104OTHER", withIntermediateDirectories: true)
+    _ = FileManager.default.createFile(atPath: "\(root)/DCIM/104OTHER/IMG_0042.JPG", contents: Data([1]))
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    #expect(try roll.publish([1], kind: .still).relativePath == "DCIM/104KIOSK/IMG_0043.JPG")
+  }
+
+  @Test func aFullFolderMovesOnToTheNext() throws {
+    try "100-9999\n".write(toFile: "\(root)/\(CameraRoll.counterFile)", atomically: true, encoding: .utf8)
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    #expect(try roll.publish([1], kind: .still).relativePath == "DCIM/101KIOSK/IMG_0001.JPG")
+  }
+
+  @Test func anExhaustedRollSaysSo() throws {
+    try "999-9999\n".write(toFile: "\(root)/\(CameraRoll.counterFile)", atomically: true, encoding: .utf8)
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    #expect(throws: RollError.self) { try roll.publish([1], kind: .still) }
+  }
+
+  @Test func leftoversFromACrashAreRemovedAtStart() throws {
+    try FileManager.default.createDirectory(atPath: "\(root)/DCIM/100KIOSK", withIntermediateDirectories: true)
+    _ = FileManager.default.createFile(atPath: "\(root)/DCIM/100KIOSK/.tmp-IMG_0007.JPG", contents: Data([1]))
+    _ = FileManager.default.createFile(atPath: "\(root)/DCIM/100KIOSK/IMG_0006.JPG", contents: Data([1]))
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    #expect(files() == ["IMG_0006.JPG"])
+    #expect(roll.next == RollNumber(folder: 100, file: 7))
+  }
+
+  @Test func aMissingRollIsUnavailableNotCreated() {
+    #expect(throws: RollError.self) { try CameraRoll(root: "\(root)/not-mounted", suffix: "KIOSK") }
+    #expect(!FileManager.default.fileExists(atPath: "\(root)/not-mounted"))
+  }
+}

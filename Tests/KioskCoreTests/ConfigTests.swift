@@ -1,0 +1,120 @@
+import Testing
+
+@testable import KioskCore
+
+@Suite struct ConfigTests {
+  func parse(_ text: String) -> Result<Config, ConfigProblems> {
+    Config.parse(Array(text.utf8), file: "test.conf")
+  }
+
+  @Test func emptyFileGivesTheDocumentedDefaults() throws {
+    let config = try parse("").get()
+    #expect(config == Config())
+    #expect(config.camera.device == "auto")
+    #expect(config.camera.format == .yuyv)
+    #expect(config.buttons.shutter == .name("shutter"))
+    #expect(config.buttons.debounce == .milliseconds(30))
+    #expect(config.roll.folderSuffix == "KIOSK")
+  }
+
+  @Test func everyKeyIsRead() throws {
+    let config = try parse(
+      """
+      # a comment
+      [camera]
+      device = /dev/video0
+      format = YUYV
+      size = 1280x720   # trailing comment
+      frame-rate = 15
+      [display]
+      device = none
+      [buttons]
+      chip = gpio-sim.0-node0
+      shutter = 3
+      mode = mode
+      active-low = no
+      bias = pull-down
+      debounce-ms = 50
+      [capture]
+      jpeg-quality = 75
+      [roll]
+      path = /srv/roll
+      folder-suffix = BOOTH
+      """
+    ).get()
+    #expect(config.camera.device == "/dev/video0")
+    #expect(config.camera.size == Size(width: 1280, height: 720))
+    #expect(config.camera.frameRate == 15)
+    #expect(config.display.device == "none")
+    #expect(config.buttons.chip == "gpio-sim.0-node0")
+    #expect(config.buttons.shutter == .offset(3))
+    #expect(config.buttons.mode == .name("mode"))
+    #expect(config.buttons.activeLow == false)
+    #expect(config.buttons.bias == .pullDown)
+    #expect(config.buttons.debounce == .milliseconds(50))
+    #expect(config.capture.jpegQuality == 75)
+    #expect(config.roll.path == "/srv/roll")
+    #expect(config.roll.folderSuffix == "BOOTH")
+  }
+
+  @Test func everyProblemIsReportedWithFileAndLine() {
+    let result = parse(
+      """
+      [camera]
+      size = big
+      frame-rate = 1000
+      colour = red
+      [camera]
+      [lights]
+      on = yes
+      [roll]
+      path = relative/path
+      path = /again
+      orphan line
+      """)
+    guard case .failure(let problems) = result else {
+      Issue.record("a bad file parsed")
+      return
+    }
+    let lines = problems.problems.map(\.line)
+    #expect(lines == [2, 3, 4, 5, 7, 9, 10, 11])
+    let text = problems.description
+    #expect(text.contains("test.conf:2: camera.size: expected WIDTHxHEIGHT"))
+    #expect(text.contains("test.conf:3: camera.frame-rate: 1000 is out of range 1...240"))
+    #expect(text.contains("test.conf:4: unknown key 'colour' in [camera]"))
+    #expect(text.contains("test.conf:5: section [camera] appears twice"))
+    #expect(text.contains("test.conf:7: unknown section [lights]"))
+    #expect(text.contains("test.conf:9: roll.path: expected an absolute path"))
+    #expect(text.contains("test.conf:10: duplicate key 'path' in [roll] (first set on line 9)"))
+    #expect(text.contains("test.conf:11: expected 'key = value'"))
+  }
+
+  @Test func bytesThatAreNotTextAreProblemsNotCrashes() {
+    var bytes = Array("[camera]\nsize = 640x360\n".utf8)
+    bytes += [0x66, 0x6F, 0x00, 0x3D, 0x31, 0x0A]  // a NUL inside a key
+    bytes += [0x6B, 0x20, 0x3D, 0x20, 0xFF, 0xFE, 0x0A]  // invalid UTF-8
+    bytes += Array(repeating: UInt8(ascii: "a"), count: IniFile.maximumLineLength + 1)
+    guard case .failure(let problems) = Config.parse(bytes, file: "f") else {
+      Issue.record("binary garbage parsed")
+      return
+    }
+    #expect(problems.problems.map(\.message) == [
+      "NUL byte in line", "not valid UTF-8", "line longer than \(IniFile.maximumLineLength) bytes",
+    ])
+    #expect(problems.problems.map(\.line) == [3, 4, 5])
+  }
+
+  @Test(arguments: [
+    ("[buttons]\nshutter = none", nil as LineReference?),
+    ("[buttons]\nshutter = 0", .offset(0)),
+    ("[buttons]\nshutter = GPIO17", .name("GPIO17")),
+  ])
+  func lineReferences(text: String, expected: LineReference?) throws {
+    #expect(try parse(text).get().buttons.shutter == expected)
+  }
+
+  @Test(arguments: ["12345678901234567890", "-1", "0x10", " ", "9.5"])
+  func numbersThatAreNotInRangeOrNotNumbers(value: String) {
+    #expect(throws: ConfigProblems.self) { try parse("[capture]\njpeg-quality = \(value)").get() }
+  }
+}

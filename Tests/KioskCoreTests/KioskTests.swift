@@ -1,0 +1,88 @@
+import Testing
+
+@testable import KioskCore
+
+/// Scripted event sequences with a manual clock: every instant is written into the script.
+@Suite struct KioskTests {
+  func ms(_ value: Int64) -> Instant { Instant(nanoseconds: value * 1_000_000) }
+  func frame(_ sequence: UInt32, at milliseconds: Int64) -> FrameInfo {
+    FrameInfo(sequence: sequence, timestamp: ms(milliseconds))
+  }
+
+  @Test func aPressSavesTheFrameNearestToIt() {
+    var kiosk = Kiosk(debounce: .milliseconds(30))
+    #expect(kiosk.handle(.frame(frame(1, at: 1000))) == [])
+    #expect(kiosk.handle(.button(.shutter, .pressed, at: ms(1010))) == [])
+    // Frame 2 comes 190 ms after the press, frame 1 came 10 ms before it: frame 1 is the moment.
+    #expect(kiosk.handle(.frame(frame(2, at: 1200))) == [.saveStill(frame(1, at: 1000), pressedAt: ms(1010))])
+  }
+
+  @Test func aPressJustBeforeAFrameSavesThatFrame() {
+    var kiosk = Kiosk(debounce: .milliseconds(30))
+    _ = kiosk.handle(.frame(frame(1, at: 1000)))
+    _ = kiosk.handle(.button(.shutter, .pressed, at: ms(1190)))
+    #expect(kiosk.handle(.frame(frame(2, at: 1200))) == [.saveStill(frame(2, at: 1200), pressedAt: ms(1190))])
+    #expect(kiosk.handle(.frame(frame(3, at: 1400))) == [], "one press, one still")
+  }
+
+  @Test func aBounceNeverTakesASecondPhoto() {
+    var kiosk = Kiosk(debounce: .milliseconds(30))
+    _ = kiosk.handle(.frame(frame(1, at: 1000)))
+    _ = kiosk.handle(.button(.shutter, .pressed, at: ms(1001)))
+    _ = kiosk.handle(.button(.shutter, .released, at: ms(1003)))
+    _ = kiosk.handle(.button(.shutter, .pressed, at: ms(1005)))
+    #expect(kiosk.handle(.frame(frame(2, at: 1033))).count == 1)
+    #expect(kiosk.handle(.frame(frame(3, at: 1066))) == [])
+  }
+
+  @Test func twoRealPressesTakeTwoPhotos() {
+    var kiosk = Kiosk(debounce: .milliseconds(30))
+    _ = kiosk.handle(.button(.shutter, .pressed, at: ms(1000)))
+    #expect(kiosk.handle(.frame(frame(1, at: 1020))).count == 1)
+    _ = kiosk.handle(.button(.shutter, .pressed, at: ms(1500)))
+    #expect(kiosk.handle(.frame(frame(2, at: 1520))) == [.saveStill(frame(2, at: 1520), pressedAt: ms(1500))])
+  }
+
+  @Test func pressesBeyondTheWriterQueueAreRefusedVisiblyInTheLog() {
+    var kiosk = Kiosk(debounce: .milliseconds(30))
+    var saves = 0
+    for index in 0..<(Kiosk.maximumSavesInFlight + 2) {
+      let time = Int64(index) * 1000
+      let actions = kiosk.handle(.button(.shutter, .pressed, at: ms(time)))
+      saves += kiosk.handle(.frame(frame(UInt32(index), at: time + 10))).count
+      if index >= Kiosk.maximumSavesInFlight {
+        #expect(actions.count == 1)
+        guard case .log(let text) = actions.first else {
+          Issue.record("refusal not reported")
+          continue
+        }
+        #expect(text.contains("refused"))
+      }
+    }
+    #expect(saves == Kiosk.maximumSavesInFlight)
+    _ = kiosk.handle(.stillSaved(name: "IMG_0001.JPG"))
+    _ = kiosk.handle(.button(.shutter, .pressed, at: ms(100_000)))
+    #expect(kiosk.handle(.frame(frame(99, at: 100_010))).count == 1, "a finished save frees a place")
+  }
+
+  @Test func aLostCameraIsAScreenStateAndRefusesTheShutter() {
+    var kiosk = Kiosk(debounce: .milliseconds(30))
+    let actions = kiosk.handle(.cameraLost(reason: "ENODEV"))
+    #expect(actions.first == .show(.message("Camera not available")))
+    #expect(kiosk.screen == .message("Camera not available"))
+    _ = kiosk.handle(.button(.shutter, .pressed, at: ms(10)))
+    #expect(kiosk.handle(.frame(frame(1, at: 20))) == [])
+    #expect(kiosk.handle(.cameraBack) == [.show(.live)])
+    _ = kiosk.handle(.button(.shutter, .pressed, at: ms(100)))
+    #expect(kiosk.handle(.frame(frame(2, at: 110))).count == 1)
+  }
+
+  @Test func aFailedSaveIsShownUntilTheNextPress() {
+    var kiosk = Kiosk(debounce: .milliseconds(30))
+    _ = kiosk.handle(.button(.shutter, .pressed, at: ms(0)))
+    _ = kiosk.handle(.frame(frame(1, at: 5)))
+    #expect(kiosk.handle(.saveFailed(reason: "ENOSPC")).first == .show(.message("Save failed")))
+    #expect(kiosk.handle(.button(.shutter, .pressed, at: ms(1000))) == [.show(.live)])
+    #expect(kiosk.handle(.frame(frame(2, at: 1001))).count == 1)
+  }
+}
