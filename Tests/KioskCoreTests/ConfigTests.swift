@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
 import Testing
 
 @testable import KioskCore
@@ -118,3 +121,41 @@ import Testing
     #expect(throws: ConfigProblems.self) { try parse("[capture]\njpeg-quality = \(value)").get() }
   }
 }
+
+/// The shipped configuration documents every key with its default: parsed, it must equal `Config()`.
+@Suite struct ShippedConfigTests {
+  static let path = #filePath.split(separator: "/").dropLast(3).joined(separator: "/")
+    .prepending("/") + "/rootfs-overlay/etc/kioskcam/kioskcam.conf"
+
+  @Test func theShippedFileIsTheDefaults() throws {
+    let bytes = try readFile(Self.path)
+    #expect(try Config.parse(bytes, file: Self.path).get() == Config())
+  }
+
+  @Test func theShippedFileNamesEveryKeyOfTheSchema() throws {
+    let (entries, problems) = IniFile.parse(try readFile(Self.path), file: Self.path)
+    #expect(problems.isEmpty)
+    let shipped = Set(entries.map { "\($0.section).\($0.key)" })
+    let known = Set(Config.schema.flatMap { section, keys in keys.keys.map { "\(section).\($0)" } })
+    #expect(shipped == known)
+  }
+}
+
+extension String {
+  fileprivate func prepending(_ prefix: String) -> String { prefix + self }
+}
+
+private func readFile(_ path: String) throws -> [UInt8] {
+  guard let file = fopen(path, "rb") else { throw ReadFailure(path: path) }
+  defer { fclose(file) }
+  var bytes: [UInt8] = []
+  var chunk = [UInt8](repeating: 0, count: 4096)
+  while true {
+    let count = fread(&chunk, 1, chunk.count, file)
+    if count == 0 { break }
+    bytes += chunk[0..<count]
+  }
+  return bytes
+}
+
+private struct ReadFailure: Error { let path: String }

@@ -1,0 +1,84 @@
+# kioskcam: `make run` boots the virtual board and runs the service on it; `make test` runs every test.
+# Both install what they need first (Debian packages as root, virtme-ng from PyPI).
+
+SHELL := /bin/bash
+export PATH := $(PATH):/opt/swift/usr/bin
+
+BOARD_DIR ?= $(CURDIR)/.build/board
+export KIOSKCAM_BOARD_DIR := $(BOARD_DIR)
+BOARD := board/virtual/board
+SHARE := $(BOARD_DIR)/share
+KIOSKCAM := $(CURDIR)/.build/release/kioskcam
+
+# Build: the four C libraries. Board: QEMU, Debian's kernel and its source (for gpio-sim), the drivers' tools.
+# Tests: the peers that check our files (exiftool, jpeginfo, djpeg).
+DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-dev \
+  qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 busybox-static \
+  v4l-utils gpiod libdrm-tests socat xz-utils bc flex bison libelf-dev kmod make gcc \
+  libimage-exiftool-perl jpeginfo libjpeg-turbo-progs
+
+.PHONY: all deps build release test unit-test device-test run screenshot board-start board-stop clean
+
+all: build
+
+## deps: install whatever is missing; quiet and quick when everything is there.
+deps:
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:" $$missing; \
+	  if [ "$$(id -u)" -ne 0 ]; then echo "run as root, or install these yourself" >&2; exit 1; fi; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+	@# Kernel headers must match the kernel the board boots, not the one this host runs.
+	@kver=$$(ls /boot/vmlinuz-* | sed 's|/boot/vmlinuz-||' | sort -V | tail -1); \
+	if [ ! -d /lib/modules/$$kver/build ]; then \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends linux-headers-$$kver; fi
+	@command -v vng >/dev/null || { echo "Installing virtme-ng"; pip install -q virtme-ng; }
+	@command -v swift >/dev/null || { echo "Swift 6 is needed at /opt/swift or on PATH" >&2; exit 1; }
+
+build: deps
+	swift build
+
+## release: the binary the board runs (optimised: the guest runs under software emulation).
+release: deps
+	swift build -c release --product kioskcam
+
+board-start: deps
+	$(BOARD) start
+
+board-stop:
+	-$(BOARD) stop
+
+## test: unit tests, file-format tests with real peers, then device tests on the virtual board, in one run.
+test: deps release
+	swift build --build-tests
+	$(BOARD) start
+	@set -o pipefail; KIOSKCAM_BINARY=$(KIOSKCAM) swift test --skip-build 2>&1 | tee $(BOARD_DIR)/test.log; \
+	status=$$?; $(BOARD) stop; exit $$status
+
+## unit-test: the tiers that need no board (device tests skip themselves).
+unit-test: deps
+	env -u KIOSKCAM_BOARD_DIR swift test
+
+## run: boot the board, start the service on it, and follow its log (Ctrl-C stops both).
+run: deps release board-start
+	@mkdir -p $(SHARE)/roll
+	@sed 's|@ROLL@|$(SHARE)/roll|' board/virtual/kioskcam.conf > $(SHARE)/kioskcam.conf
+	-@$(BOARD) kill kioskcam --wait 10 >/dev/null 2>&1
+	$(BOARD) spawn kioskcam -- $(KIOSKCAM) run --config $(SHARE)/kioskcam.conf
+	@echo
+	@echo "kioskcam is running on the virtual board (log follows; Ctrl-C stops the service and the board)."
+	@echo "  press the shutter:   $(BOARD) click shutter"
+	@echo "  see the display:     make screenshot   (writes $(BOARD_DIR)/screen.png)"
+	@echo "  the camera roll:     $(SHARE)/roll/DCIM/"
+	@echo "  a shell command:     $(BOARD) run -- kioskcam-or-any-command"
+	@echo
+	@trap '$(BOARD) kill kioskcam --wait 10; $(BOARD) stop' EXIT; $(BOARD) logs -f kioskcam
+
+screenshot:
+	$(BOARD) screendump $(BOARD_DIR)/screen.png
+	@echo "$(BOARD_DIR)/screen.png"
+
+clean:
+	-$(BOARD) stop
+	rm -rf .build

@@ -1,0 +1,163 @@
+import Foundation
+
+/// The virtual board seen from the host, through `board/virtual/board`: the same commands a person uses.
+struct Board {
+  static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
+  static let cli = "\(repository)/board/virtual/board"
+
+  /// The board's state folder, set by `make test`; device tests run only when it is set and the board is up.
+  static let stateDirectory = ProcessInfo.processInfo.environment["KIOSKCAM_BOARD_DIR"]
+  static let share = stateDirectory.map { "\($0)/share" }
+  /// The optimised service binary the board runs (the guest sees the host's file system).
+  static let binary =
+    ProcessInfo.processInfo.environment["KIOSKCAM_BINARY"] ?? "\(repository)/.build/release/kioskcam"
+
+  static let isUp: Bool = {
+    guard stateDirectory != nil, FileManager.default.isExecutableFile(atPath: binary) else { return false }
+    return (try? host([cli, "status"]).status) == 0
+  }()
+
+  struct Output {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+  }
+
+  /// Runs a program on the host and waits for it.
+  @discardableResult
+  static func host(_ arguments: [String], timeout: TimeInterval = 300) throws -> Output {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: arguments[0])
+    process.arguments = Array(arguments.dropFirst())
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    // Read before waiting: a full pipe would block the child forever.
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Output(
+      status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+      stderr: String(decoding: stderr, as: UTF8.self))
+  }
+
+  /// Runs a shell command in the guest as root.
+  @discardableResult
+  static func run(_ command: String, timeout: Int = 120) throws -> Output {
+    try host([cli, "run", "--timeout", String(timeout), "--", command])
+  }
+
+  static func spawn(_ name: String, _ command: [String]) throws {
+    let result = try host([cli, "spawn", name, "--"] + command)
+    guard result.status == 0 else { throw BoardFailure("spawn \(name): \(result.stderr)") }
+  }
+
+  @discardableResult
+  static func kill(_ name: String, signal: String = "TERM") throws -> Output {
+    try host([cli, "kill", name, signal, "--wait", "30"])
+  }
+
+  static func logs(_ name: String) throws -> String { try host([cli, "logs", name]).stdout }
+
+  static func click(_ line: String) throws {
+    let result = try host([cli, "click", line])
+    guard result.status == 0 else { throw BoardFailure("click \(line): \(result.stderr)") }
+  }
+
+  static func screendump() throws -> PPM {
+    let path = "\(stateDirectory!)/test-screen.ppm"
+    let result = try host([cli, "screendump", path])
+    guard result.status == 0 else { throw BoardFailure("screendump: \(result.stderr)") }
+    return try PPM(contentsOf: path)
+  }
+
+  /// Polls `condition` until it holds or `seconds` pass: the guest runs under software emulation,
+  /// so this is a liveness deadline, never a performance bound.
+  static func waitFor(_ what: String, seconds: Double = 180, _ condition: () throws -> Bool) throws {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if try condition() { return }
+      Thread.sleep(forTimeInterval: 0.5)
+    }
+    throw BoardFailure("timed out after \(Int(seconds)) s waiting for \(what)")
+  }
+
+  /// A configuration for the board with a fresh roll folder both sides can see.
+  static func makeConfig(name: String, edit: (String) -> String = { $0 }) throws -> (config: String, roll: String) {
+    let roll = "\(share!)/\(name)-roll"
+    try? FileManager.default.removeItem(atPath: roll)
+    try FileManager.default.createDirectory(atPath: roll, withIntermediateDirectories: true)
+    let template = try String(contentsOfFile: "\(repository)/board/virtual/kioskcam.conf", encoding: .utf8)
+    let config = "\(share!)/\(name).conf"
+    try edit(template.replacingOccurrences(of: "@ROLL@", with: roll)).write(
+      toFile: config, atomically: true, encoding: .utf8)
+    return (config, roll)
+  }
+}
+
+struct BoardFailure: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// A binary PPM (P6) as QEMU's screendump and djpeg write it.
+struct PPM {
+  let width: Int
+  let height: Int
+  let pixels: [UInt8]
+
+  init(contentsOf path: String) throws {
+    let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    // Header: "P6", width, height, maxval, separated by whitespace, then one whitespace byte.
+    var fields: [String] = []
+    var index = 0
+    while fields.count < 4 {
+      while index < data.count, [0x20, 0x0A, 0x0D, 0x09].contains(data[index]) { index += 1 }
+      if index < data.count, data[index] == UInt8(ascii: "#") {
+        while index < data.count, data[index] != 0x0A { index += 1 }
+        continue
+      }
+      let start = index
+      while index < data.count, ![0x20, 0x0A, 0x0D, 0x09].contains(data[index]) { index += 1 }
+      guard index > start else { throw BoardFailure("\(path): truncated PPM header") }
+      fields.append(String(decoding: data[start..<index], as: UTF8.self))
+    }
+    guard fields[0] == "P6", let width = Int(fields[1]), let height = Int(fields[2]), fields[3] == "255" else {
+      throw BoardFailure("\(path): not an 8-bit P6 PPM: \(fields)")
+    }
+    index += 1
+    guard data.count - index >= width * height * 3 else { throw BoardFailure("\(path): truncated PPM data") }
+    self.width = width
+    self.height = height
+    pixels = Array(data[index..<(index + width * height * 3)])
+  }
+
+  func pixel(_ x: Int, _ y: Int) -> (Int, Int, Int) {
+    let at = (y * width + x) * 3
+    return (Int(pixels[at]), Int(pixels[at + 1]), Int(pixels[at + 2]))
+  }
+}
+
+/// vivid's default test pattern: 75% colour bars, eight of them, left to right.
+enum VividBars {
+  static let rgb: [(Int, Int, Int)] = [
+    (191, 191, 191), (191, 191, 0), (0, 191, 191), (0, 191, 0),
+    (191, 0, 191), (191, 0, 0), (0, 0, 191), (0, 0, 0),
+  ]
+
+  /// Which bars differ from the expected colour by more than `tolerance`, sampled at each bar's centre on
+  /// row `y` of a picture whose bars span `x` ..< `x + width`.
+  static func mismatches(
+    in sample: (Int, Int) -> (Int, Int, Int), x: Int, width: Int, y: Int, tolerance: Int = 24
+  ) -> [String] {
+    (0..<8).compactMap { bar in
+      let got = sample(x + (bar * 2 + 1) * width / 16, y)
+      let want = rgb[bar]
+      let close = abs(got.0 - want.0) <= tolerance && abs(got.1 - want.1) <= tolerance && abs(got.2 - want.2) <= tolerance
+      return close ? nil : "bar \(bar): got \(got), want \(want)"
+    }
+  }
+}
