@@ -162,7 +162,7 @@ public final class KioskService {
 
   private func cameraReady(_ readiness: Readiness) {
     guard let camera else { return }
-    var newest: FrameInfo?
+    var arrived: [FrameInfo] = []
     do {
       while let buffer = try camera.dequeue() {
         framesSeen += 1
@@ -172,20 +172,20 @@ public final class KioskService {
           continue
         }
         camera.withBytes(of: buffer) { bytes in ring.append(buffer.info, bytes) }
-        newest = buffer.info
+        arrived.append(buffer.info)
         try camera.requeue(buffer)
       }
     } catch {
       cameraLost("\(error)")
       return
     }
-    if readiness.contains(.error) || readiness.contains(.hangUp), newest == nil {
+    if readiness.contains(.error) || readiness.contains(.hangUp), arrived.isEmpty {
       cameraLost("\(camera.path): device reported an error")
       return
     }
-    guard let newest else { return }
-    showPreview(newest)
-    perform(kiosk.handle(.frame(newest)))
+    // Every frame goes to the kiosk (a press may be nearest any of them); only the newest is shown.
+    for frame in arrived { perform(kiosk.handle(.frame(frame))) }
+    if let newest = arrived.last { showPreview(newest) }
   }
 
   /// Shows the freshest frame; while the last flip is still pending this frame is dropped from the preview only.
