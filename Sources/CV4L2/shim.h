@@ -29,8 +29,7 @@ static inline unsigned int CV4L2_PIX_FMT_YUYV(void) { return V4L2_PIX_FMT_YUYV; 
 static inline unsigned int CV4L2_PIX_FMT_NV12(void) { return V4L2_PIX_FMT_NV12; }
 static inline unsigned int CV4L2_PIX_FMT_MJPEG(void) { return V4L2_PIX_FMT_MJPEG; }
 
-// v4l2_open and v4l2_ioctl are variadic: Swift marks them unavailable.
-static inline int CV4L2_open(const char *path, int flags) { return v4l2_open(path, flags); }
+// v4l2_ioctl is variadic: Swift marks it unavailable. (Devices are opened with open(2) and v4l2_fd_open.)
 static inline int CV4L2_ioctl(int fd, unsigned long request, void *arg) { return v4l2_ioctl(fd, request, arg); }
 
 #endif

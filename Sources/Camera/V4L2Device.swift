@@ -12,11 +12,28 @@ final class V4L2Device {
   init(path: String, nonBlocking: Bool) throws(CameraError) {
     self.path = path
     let flags = O_RDWR | O_CLOEXEC | (nonBlocking ? O_NONBLOCK : 0)
+    let plain: CInt
     do {
-      raw = try systemCall("open") { CV4L2_open(path, flags) }
+      plain = try systemCall("open") { open(path, flags) }
     } catch {
       throw CameraError(error, device: path)
     }
+    // Ask the kernel first: libv4l2 prints its own lines to stderr for a node that is not V4L2, and the
+    // kiosk owes the operator one plain reason instead.
+    var capability = v4l2_capability()
+    if ioctl(plain, CV4L2_VIDIOC_QUERYCAP(), &capability) == -1 {
+      let error = Errno.current
+      close(plain)
+      if error == Errno(ENOTTY) { throw .absent("\(path): not a V4L2 device") }
+      throw CameraError(SystemCallError("VIDIOC_QUERYCAP", error), device: path)
+    }
+    let wrapped = v4l2_fd_open(plain, 0)
+    guard wrapped != -1 else {
+      let error = Errno.current
+      close(plain)
+      throw CameraError(SystemCallError("v4l2_fd_open", error), device: path)
+    }
+    raw = wrapped
   }
 
   var descriptor: FileDescriptor { FileDescriptor(rawValue: raw) }
@@ -46,8 +63,10 @@ final class V4L2Device {
 
 /// A fourcc code as four characters, as `v4l2-ctl` prints it.
 func fourccString(_ code: UInt32) -> String {
-  let bytes = (0..<4).map { UInt8(truncatingIfNeeded: code >> ($0 * 8)) }
-  return String(decoding: bytes, as: UTF8.self).trimmingTrailingSpaces
+  // Bit 31 marks the big-endian variant of a format (V4L2_PIX_FMT_FLAG_BE... as v4l2-ctl prints it, "-BE").
+  let bigEndian = code & (1 << 31) != 0
+  let bytes = (0..<4).map { UInt8(truncatingIfNeeded: (code & ~(1 << 31)) >> ($0 * 8)) }
+  return String(decoding: bytes, as: UTF8.self).trimmingTrailingSpaces + (bigEndian ? "-BE" : "")
 }
 
 /// Characters of a fixed-size C string field (`card`, `driver`, `description`).

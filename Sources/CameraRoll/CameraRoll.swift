@@ -92,7 +92,14 @@ public final class CameraRoll: Sendable {
           try? folder.remove(temporary)
           throw error
         }
-        guard try folder.renameNoReplaceUnlessTaken(temporary, to: name) else {
+        let renamed: Bool
+        do throws(SystemCallError) {
+          renamed = try folder.renameNoReplaceUnlessTaken(temporary, to: name)
+        } catch {
+          try? folder.remove(temporary)
+          throw error
+        }
+        guard renamed else {
           // Someone put a file with this name there (copied in over SSH): skip the number, never overwrite.
           try? folder.remove(temporary)
           next = advance(past: number)

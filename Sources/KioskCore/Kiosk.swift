@@ -67,9 +67,9 @@ public struct Kiosk: Sendable {
       if let previous = lastFrame, press - previous.timestamp < frame.timestamp - press { chosen = previous }
       savesInFlight += 1
       return [.saveStill(chosen, pressedAt: press)]
-    case .stillSaved(let name):
+    case .stillSaved:
       savesInFlight -= 1
-      return [.log("saved \(name)")]
+      return []
     case .saveFailed(let reason):
       savesInFlight -= 1
       screen = .message("Save failed")

@@ -162,30 +162,31 @@ public final class KioskService {
 
   private func cameraReady(_ readiness: Readiness) {
     guard let camera else { return }
-    var arrived: [FrameInfo] = []
+    if readiness.contains(.error) || readiness.contains(.hangUp) {
+      cameraLost("\(camera.path): the device reported an error (\(readiness))")
+      return
+    }
+    // One buffer per readiness: the loop is level-triggered and calls again while more are ready, and
+    // libv4l2 prints a line to stderr for every DQBUF that finds none.
+    guard readiness.contains(.readable) else { return }
+    let frame: FrameInfo
     do {
-      while let buffer = try camera.dequeue() {
-        framesSeen += 1
-        if buffer.damaged || buffer.bytesUsed < camera.format.bytesPerLine * camera.format.height {
-          damagedFrames += 1
-          try camera.requeue(buffer)
-          continue
-        }
-        camera.withBytes(of: buffer) { bytes in ring.append(buffer.info, bytes) }
-        arrived.append(buffer.info)
+      guard let buffer = try camera.dequeue() else { return }
+      framesSeen += 1
+      if buffer.damaged || buffer.bytesUsed < camera.format.bytesPerLine * camera.format.height {
+        damagedFrames += 1
         try camera.requeue(buffer)
+        return
       }
+      camera.withBytes(of: buffer) { bytes in ring.append(buffer.info, bytes) }
+      frame = buffer.info
+      try camera.requeue(buffer)
     } catch {
       cameraLost("\(error)")
       return
     }
-    if readiness.contains(.error) || readiness.contains(.hangUp), arrived.isEmpty {
-      cameraLost("\(camera.path): device reported an error")
-      return
-    }
-    // Every frame goes to the kiosk (a press may be nearest any of them); only the newest is shown.
-    for frame in arrived { perform(kiosk.handle(.frame(frame))) }
-    if let newest = arrived.last { showPreview(newest) }
+    perform(kiosk.handle(.frame(frame)))
+    showPreview(frame)
   }
 
   /// Shows the freshest frame; while the last flip is still pending this frame is dropped from the preview only.

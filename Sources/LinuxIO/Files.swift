@@ -22,10 +22,24 @@ public struct Directory: ~Copyable {
   }
 
   /// Renames within this directory without ever replacing an existing name (EEXIST if taken).
+  ///
+  /// Not every file system has `RENAME_NOREPLACE` (9p, FAT before Linux 6.0 answer EINVAL); there a hard
+  /// link gives the same guarantee, and where links are missing too (FAT) an existence check before a plain
+  /// rename does, given that only the caller writes into this directory.
   public func renameNoReplace(_ from: String, to: String) throws(SystemCallError) {
-    try systemCall("rename \(path)/\(from) to \(to)") {
-      CLinuxIO_renameat2(fd.raw, from, fd.raw, to, CLinuxIO_RENAME_NOREPLACE())
+    let call = "rename \(path)/\(from) to \(to)"
+    if CLinuxIO_renameat2(fd.raw, from, fd.raw, to, CLinuxIO_RENAME_NOREPLACE()) == 0 { return }
+    let error = Errno.current
+    guard error == .invalid || error == Errno(ENOSYS) else { throw SystemCallError(call, error) }
+    if linkat(fd.raw, from, fd.raw, to, 0) == 0 {
+      try systemCall("unlink \(path)/\(from)") { unlinkat(fd.raw, from, 0) }
+      return
     }
+    let linkError = Errno.current
+    guard linkError == .permissionDenied || linkError == Errno(EOPNOTSUPP) else { throw SystemCallError(call, linkError) }
+    var info = stat()
+    if fstatat(fd.raw, to, &info, AT_SYMLINK_NOFOLLOW) == 0 { throw SystemCallError(call, .exists) }
+    try systemCall(call) { renameat(fd.raw, from, fd.raw, to) }
   }
 
   public func remove(_ name: String) throws(SystemCallError) {

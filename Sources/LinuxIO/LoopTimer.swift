@@ -6,7 +6,8 @@ import CLinuxIO
 /// A timerfd on CLOCK_MONOTONIC, watched by the loop like any other descriptor.
 public final class LoopTimer {
   private let fd: OwnedFD
-  private unowned let loop: EventLoop
+  // Strong: the loop must outlive this watcher's deinit, which unregisters from it.
+  private let loop: EventLoop
 
   public init(loop: EventLoop, _ handler: @escaping () -> Void) throws(SystemCallError) {
     fd = OwnedFD(

@@ -6,7 +6,8 @@ import CLinuxIO
 /// Termination signals delivered through a signalfd in the loop's epoll set, never as async handlers.
 public final class SignalWatcher {
   private let fd: OwnedFD
-  private unowned let loop: EventLoop
+  // Strong: the loop must outlive this watcher's deinit, which unregisters from it.
+  private let loop: EventLoop
 
   /// Blocks `signals` for the whole process; call before starting any thread so they inherit the mask.
   public init(loop: EventLoop, signals: [CInt], _ handler: @escaping (CInt) -> Void) throws(SystemCallError) {
