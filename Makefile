@@ -62,18 +62,7 @@ unit-test: deps
 
 ## run: boot the board, start the service on it, and follow its log (Ctrl-C stops both).
 run: deps release board-start
-	@mkdir -p $(SHARE)/roll
-	@sed 's|@ROLL@|$(SHARE)/roll|' board/virtual/kioskcam.conf > $(SHARE)/kioskcam.conf
-	-@$(BOARD) kill kioskcam --wait 10 >/dev/null 2>&1
-	$(BOARD) spawn kioskcam -- $(KIOSKCAM) run --config $(SHARE)/kioskcam.conf
-	@echo
-	@echo "kioskcam is running on the virtual board (log follows; Ctrl-C stops the service and the board)."
-	@echo "  press the shutter:   $(BOARD) click shutter"
-	@echo "  see the display:     make screenshot   (writes $(BOARD_DIR)/screen.png)"
-	@echo "  the camera roll:     $(SHARE)/roll/DCIM/"
-	@echo "  a shell command:     $(BOARD) run -- kioskcam-or-any-command"
-	@echo
-	@trap '$(BOARD) kill kioskcam --wait 10; $(BOARD) stop' EXIT; $(BOARD) logs -f kioskcam
+	board/virtual/run-service.sh $(KIOSKCAM)
 
 screenshot:
 	$(BOARD) screendump $(BOARD_DIR)/screen.png
