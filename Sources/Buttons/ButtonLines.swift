@@ -28,8 +28,14 @@ public final class ButtonLines {
   private var requested: [(role: ButtonRole, line: OpaquePointer, label: String)] = []
   public static let consumer = "kioskcam"
 
-  /// Requests each role's line on the chip named `chip` (`auto`: the first chip that has the first line).
-  public init(chip chipName: String, lines: [(ButtonRole, LineReference)], wiring: ButtonWiring) throws(ButtonError) {
+  private var outputLines: [Output: OpaquePointer] = [:]
+
+  /// Requests each role's line on the chip named `chip` (`auto`: the first chip that has the first line),
+  /// and each lamp's line as an output, off.
+  public init(
+    chip chipName: String, lines: [(ButtonRole, LineReference)], wiring: ButtonWiring,
+    outputs: [(Output, LineReference)] = [], outputsActiveLow: Bool = false
+  ) throws(ButtonError) {
     chip = try Self.openChip(chipName, lines: lines)
     var flags = Int32(0)
     if wiring.activeLow { flags |= Int32(GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW) }
@@ -40,22 +46,44 @@ public final class ButtonLines {
     case .pullDown: flags |= Int32(GPIOD_LINE_REQUEST_FLAG_BIAS_PULL_DOWN)
     }
     for (role, reference) in lines {
-      let found: OpaquePointer?
-      switch reference {
-      case .offset(let offset): found = chip.line(offset)
-      case .name(let name): found = chip.line(named: name)
-      }
       let label = "\(role.rawValue) button (\(reference) on \(chip.name) '\(chip.label)')"
-      guard let line = found else { throw .absent("\(label): no such line") }
-      if gpiod_line_is_used(line) {
-        let holder = gpiod_line_consumer(line).map { String(cString: $0) } ?? "the kernel"
-        throw .busy("\(label): already in use by \(holder)")
-      }
+      guard let line = find(reference) else { throw .absent("\(label): no such line") }
+      try checkFree(line, label)
       guard gpiod_line_request_both_edges_events_flags(line, Self.consumer, flags) == 0 else {
         let error = Errno.current
         throw error == .busy ? .busy("\(label): busy (\(error))") : .io("\(label): request failed: \(error)")
       }
       requested.append((role, line, label))
+    }
+    for (output, reference) in outputs {
+      let label = "\(output.rawValue) lamp (\(reference) on \(chip.name) '\(chip.label)')"
+      guard let line = find(reference) else { throw .absent("\(label): no such line") }
+      try checkFree(line, label)
+      let flags = outputsActiveLow ? Int32(GPIOD_LINE_REQUEST_FLAG_ACTIVE_LOW) : 0
+      guard gpiod_line_request_output_flags(line, Self.consumer, flags, 0) == 0 else {
+        throw .io("\(label): request failed: \(Errno.current)")
+      }
+      outputLines[output] = line
+    }
+  }
+
+  /// Lights or darkens a lamp; a lamp that is not fitted is ignored.
+  public func set(_ output: Output, _ on: Bool) {
+    guard let line = outputLines[output] else { return }
+    _ = gpiod_line_set_value(line, on ? 1 : 0)
+  }
+
+  private func find(_ reference: LineReference) -> OpaquePointer? {
+    switch reference {
+    case .offset(let offset): chip.line(offset)
+    case .name(let name): chip.line(named: name)
+    }
+  }
+
+  private func checkFree(_ line: OpaquePointer, _ label: String) throws(ButtonError) {
+    if gpiod_line_is_used(line) {
+      let holder = gpiod_line_consumer(line).map { String(cString: $0) } ?? "the kernel"
+      throw .busy("\(label): already in use by \(holder)")
     }
   }
 
@@ -96,5 +124,9 @@ public final class ButtonLines {
 
   deinit {
     for (_, line, _) in requested { gpiod_line_release(line) }
+    for line in outputLines.values {
+      gpiod_line_set_value(line, 0)
+      gpiod_line_release(line)
+    }
   }
 }

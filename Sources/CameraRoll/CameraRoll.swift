@@ -114,6 +114,23 @@ public final class CameraRoll: Sendable {
     }
   }
 
+  /// Removes a published item ("retake"); its number stays used. Only DCF names inside DCIM are accepted.
+  public func discard(_ relativePath: String) throws(RollError) {
+    let parts = relativePath.split(separator: "/").map(String.init)
+    guard parts.count == 3, parts[0] == "DCIM", RollNumber.folderNumber(of: parts[1]) != nil,
+      RollNumber.fileNumber(of: parts[2]) != nil
+    else { throw .unavailable("\(relativePath): not an item of the camera roll") }
+    try counter.withLock { (_) throws(RollError) in
+      do throws(SystemCallError) {
+        let folder = try Directory(path: "\(dcim)/\(parts[1])")
+        try folder.remove(parts[2])
+        try folder.sync()
+      } catch {
+        throw .io(error)
+      }
+    }
+  }
+
   /// Moves the counter on and persists it before anyone can see a later number.
   private func advance(past number: RollNumber) -> RollNumber? {
     writeCounter(number)

@@ -37,12 +37,50 @@ public struct Config: Sendable, Equatable {
     public var chip = "auto"
     public var shutter: LineReference? = .name("shutter")
     public var mode: LineReference? = nil
+    public var cancel: LineReference? = nil
+    public var camera: LineReference? = nil
+    public var zoomIn: LineReference? = nil
+    public var zoomOut: LineReference? = nil
     public var activeLow = true
     public var bias = Bias.pullUp
     public var debounce = Duration.milliseconds(30)
+    public var minimumPulse = Duration.milliseconds(5)
+    public var longPress = Duration.milliseconds(800)
+
+    /// Every configured role with its line, in role order.
+    public var lines: [(ButtonRole, LineReference)] {
+      let all: [(ButtonRole, LineReference?)] = [
+        (.shutter, shutter), (.mode, mode), (.cancel, cancel), (.camera, camera), (.zoomIn, zoomIn),
+        (.zoomOut, zoomOut),
+      ]
+      return all.compactMap { role, line in line.map { (role, $0) } }
+    }
+
+    public var timing: GestureTiming {
+      GestureTiming(debounce: debounce, minimumPulse: minimumPulse, hold: longPress)
+    }
+  }
+  public struct Outputs: Sendable, Equatable {
+    /// Lamps on the buttons' chip, by offset or name; none = not fitted.
+    public var tally: LineReference? = nil
+    public var ready: LineReference? = nil
+    /// Lamps wired to light when the line is low.
+    public var activeLow = false
+
+    public var lines: [(Output, LineReference)] {
+      [(Output.tally, tally), (.ready, ready)].compactMap { output, line in line.map { (output, $0) } }
+    }
   }
   public struct Capture: Sendable, Equatable {
     public var jpegQuality = 90
+    /// Seconds counted down on screen before a still; 0 = at the press.
+    public var countdown = Duration.zero
+    /// Seconds the photo just taken stays on screen for "use photo / retake"; 0 = no review.
+    public var review = Duration.zero
+  }
+  public struct Movie: Sendable, Equatable {
+    /// A recording stops by itself after this long.
+    public var maximumDuration = Duration.seconds(600)
   }
   public struct Roll: Sendable, Equatable {
     public var path = "/var/lib/kioskcam/roll"
@@ -50,11 +88,21 @@ public struct Config: Sendable, Equatable {
     public var folderSuffix = "KIOSK"
   }
 
+  public struct Control: Sendable, Equatable {
+    /// Where `kioskcam shutter`, `mode` and `status` find the running service.
+    public var socket = "/run/kioskcam/control.sock"
+    /// The group allowed to use it (mode 0660); empty = the service's own group.
+    public var group = ""
+  }
+
   public var camera = Camera()
   public var display = Display()
   public var buttons = Buttons()
+  public var outputs = Outputs()
   public var capture = Capture()
+  public var movie = Movie()
   public var roll = Roll()
+  public var control = Control()
 
   public init() {}
 }
@@ -122,6 +170,10 @@ extension Config {
       },
       "shutter": { config, value in setLine(&config.buttons.shutter, value) },
       "mode": { config, value in setLine(&config.buttons.mode, value) },
+      "cancel": { config, value in setLine(&config.buttons.cancel, value) },
+      "camera": { config, value in setLine(&config.buttons.camera, value) },
+      "zoom-in": { config, value in setLine(&config.buttons.zoomIn, value) },
+      "zoom-out": { config, value in setLine(&config.buttons.zoomOut, value) },
       "active-low": { config, value in setBoolean(&config.buttons.activeLow, value) },
       "bias": { config, value in
         guard let bias = Bias(rawValue: value) else {
@@ -130,15 +182,37 @@ extension Config {
         config.buttons.bias = bias
         return nil
       },
-      "debounce-ms": { config, value in
-        var milliseconds = 0
-        if let message = setInteger(&milliseconds, value, in: 0...1000) { return message }
-        config.buttons.debounce = .milliseconds(milliseconds)
-        return nil
+      "debounce-ms": { config, value in setDuration(&config.buttons.debounce, value, unit: .milliseconds(1), in: 0...1000) },
+      "min-pulse-ms": { config, value in
+        setDuration(&config.buttons.minimumPulse, value, unit: .milliseconds(1), in: 0...500)
+      },
+      "long-press-ms": { config, value in
+        setDuration(&config.buttons.longPress, value, unit: .milliseconds(1), in: 100...10_000)
       },
     ],
+    "outputs": [
+      "tally": { config, value in setLine(&config.outputs.tally, value) },
+      "ready": { config, value in setLine(&config.outputs.ready, value) },
+      "active-low": { config, value in setBoolean(&config.outputs.activeLow, value) },
+    ],
+    "movie": [
+      "maximum-duration-s": { config, value in
+        setDuration(&config.movie.maximumDuration, value, unit: .seconds(1), in: 1...86_400)
+      }
+    ],
     "capture": [
-      "jpeg-quality": { config, value in setInteger(&config.capture.jpegQuality, value, in: 1...100) }
+      "jpeg-quality": { config, value in setInteger(&config.capture.jpegQuality, value, in: 1...100) },
+      "countdown-s": { config, value in setDuration(&config.capture.countdown, value, unit: .seconds(1), in: 0...30) },
+      "review-s": { config, value in setDuration(&config.capture.review, value, unit: .seconds(1), in: 0...60) },
+    ],
+    "control": [
+      "socket": { config, value in setPath(&config.control.socket, value, keywords: []) },
+      "group": { config, value in
+        let valid = value.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x5F || $0 == 0x2D }
+        guard valid, value.utf8.count <= 32 else { return "expected a group name, got \(value.quotedForMessage)" }
+        config.control.group = value
+        return nil
+      },
     ],
     "roll": [
       "path": { config, value in setPath(&config.roll.path, value, keywords: []) },
@@ -164,6 +238,15 @@ private func setInteger(_ target: inout Int, _ value: String, in range: ClosedRa
   guard let number = Int(value) else { return "expected a whole number, got \(value.quotedForMessage)" }
   guard range.contains(number) else { return "\(number) is out of range \(range.lowerBound)...\(range.upperBound)" }
   target = number
+  return nil
+}
+
+private func setDuration(_ target: inout Duration, _ value: String, unit: Duration, in range: ClosedRange<Int>)
+  -> String?
+{
+  var count = 0
+  if let message = setInteger(&count, value, in: range) { return message }
+  target = unit * count
   return nil
 }
 

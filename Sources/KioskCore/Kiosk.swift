@@ -1,104 +1,324 @@
-/// The hardware buttons by what they mean to the kiosk.
-public enum ButtonRole: String, Sendable, CaseIterable {
-  case shutter, mode
+/// How the kiosk behaves; from the configuration.
+public struct KioskSettings: Sendable, Equatable {
+  public var gestures: GestureTiming
+  /// Seconds counted down before a still; zero takes it at the press.
+  public var countdown: Duration
+  /// How long a photo just taken stays on screen for "use photo / retake"; zero skips the review.
+  public var review: Duration
+  /// A movie stops by itself after this long (videoMaximumDuration).
+  public var movieMaximum: Duration
+  /// How long a transient message ("Save failed") stays before the live picture returns.
+  public var messageTime: Duration
+
+  public init(
+    gestures: GestureTiming, countdown: Duration = .zero, review: Duration = .zero,
+    movieMaximum: Duration = .seconds(600), messageTime: Duration = .seconds(3)
+  ) {
+    self.gestures = gestures
+    self.countdown = countdown
+    self.review = review
+    self.movieMaximum = movieMaximum
+    self.messageTime = messageTime
+  }
 }
 
-public enum ButtonEdge: Sendable, Equatable {
-  /// The button went down (the line became active).
-  case pressed
-  case released
-}
-
-/// What the screen should say, in plain words.
-public enum Screen: Sendable, Equatable {
-  case live
-  case message(String)
-}
-
-/// Everything that can happen to the kiosk, each with its time when time matters.
-public enum Event: Sendable, Equatable {
-  case button(ButtonRole, ButtonEdge, at: Instant)
-  /// A frame arrived from the camera and is in the recent-frames ring.
-  case frame(FrameInfo)
-  case stillSaved(name: String)
-  case saveFailed(reason: String)
-  case cameraLost(reason: String)
-  case cameraBack
-}
-
-/// What the kiosk asks the devices to do.
-public enum Action: Sendable, Equatable {
-  /// Encode and publish the ring's frame with this sequence number as a still.
-  case saveStill(FrameInfo, pressedAt: Instant)
-  case show(Screen)
-  case log(String)
-}
-
-/// The kiosk's behaviour, pure: an event in, actions out. Time comes with the events.
+/// The kiosk's behaviour, pure: an event in, actions out, and the next instant it wants a tick.
+///
+/// Busy rule: a still press is taken at once (its frame is the one nearest the press) while fewer than
+/// `maximumSavesInFlight` stills wait for the writer; a press beyond that is refused, logged and counted,
+/// never queued silently and never doubled.
 public struct Kiosk: Sendable {
-  public private(set) var screen = Screen.live
-  /// A shutter press waiting for the frame nearest to it.
-  private var pendingPress: Instant?
-  private var lastFrame: FrameInfo?
-  private var lastAccepted: [ButtonRole: Instant] = [:]
-  private var savesInFlight = 0
-  private var cameraAvailable = true
-  private let debounce: Duration
-  /// Stills that may wait for the writer; a press beyond this is refused, and says so.
+  enum Activity: Sendable, Equatable {
+    case idle
+    case countingDown(until: Instant)
+    /// A shutter press waiting for the frame nearest to it.
+    case capturing(pressedAt: Instant)
+    case reviewingPhoto(String, until: Instant)
+    case recording(since: Instant, until: Instant)
+  }
+
   public static let maximumSavesInFlight = 4
 
-  public init(debounce: Duration) { self.debounce = debounce }
+  public let settings: KioskSettings
+  public private(set) var mode = KioskMode.still
+  public private(set) var available: Set<KioskMode> = [.still]
+  public private(set) var screen = Screen.live(.still)
+  public private(set) var cameraAvailable = true
+  public private(set) var refusedPresses = 0
+  private(set) var activity = Activity.idle
+  private var gestures: GestureEngine
+  /// The frames the service keeps copies of, oldest first: a press decided late (bounce filtering takes
+  /// a few milliseconds) may be nearest a frame that has already arrived.
+  private var recentFrames: [FrameInfo] = []
+  /// How many frames the service's ring keeps; the kiosk chooses only among those.
+  public static let recentFrameCount = 4
+  private var savesInFlight = 0
+  /// A transient message and when it goes.
+  private var message: (text: String, until: Instant)?
+  private var lights: [Output: Bool] = [:]
+  /// The latest instant the kiosk has seen, for countdown digits.
+  private var now = Instant(nanoseconds: 0)
+
+  public init(settings: KioskSettings) {
+    self.settings = settings
+    gestures = GestureEngine(timing: settings.gestures)
+  }
+
+  /// When the kiosk next needs a `.tick`, if nothing else happens first.
+  public var nextDeadline: Instant? {
+    var deadlines = [gestures.nextDeadline, message?.until].compactMap { $0 }
+    switch activity {
+    case .countingDown(let until):
+      // Tick at each whole second left, so the digits on screen change.
+      let left = Self.secondsLeft(until: until, now: now)
+      deadlines.append(until + .seconds(-(left - 1)))
+    case .reviewingPhoto(_, let until), .recording(_, let until):
+      deadlines.append(until)
+    case .idle, .capturing:
+      break
+    }
+    return deadlines.min()
+  }
 
   public mutating func handle(_ event: Event) -> [Action] {
+    now = max(now, event.time)
+    // Any event carries the clock: a button that settled since the last one is decided first, so a press
+    // is never late for the frame that follows it.
+    var actions: [Action] = []
+    if case .edge = event {} else { actions = gestures.tick(event.time).flatMap { gesture($0) } }
     switch event {
-    case .button(let role, .pressed, let time):
-      // A bounce is an edge that follows the last accepted one too closely; it never takes a second photo.
-      if let last = lastAccepted[role], time - last < debounce { return [] }
-      lastAccepted[role] = time
-      return pressed(role, at: time)
-    case .button:
-      return []
+    case .edge(let role, let edge, let time):
+      actions += gestures.edge(role, edge, at: time).flatMap { gesture($0) }
+    case .remote(.shutter, let time):
+      actions += shutter(at: time)
+    case .remote(.mode(let wanted), let time):
+      actions += switchMode(to: wanted, at: time)
+    case .remote(.status, _):
+      break
+    case .tick(let now):
+      actions += timeout(now)
     case .frame(let frame):
-      defer { lastFrame = frame }
-      guard let press = pendingPress, frame.timestamp >= press else { return [] }
-      pendingPress = nil
-      // Zero shutter lag: the frame taken nearest the press, which may be the one before it.
-      var chosen = frame
-      if let previous = lastFrame, press - previous.timestamp < frame.timestamp - press { chosen = previous }
-      savesInFlight += 1
-      return [.saveStill(chosen, pressedAt: press)]
-    case .stillSaved:
+      actions += frameArrived(frame)
+    case .stillSaved(let name, let time):
       savesInFlight -= 1
-      return []
-    case .saveFailed(let reason):
+      if settings.review > .zero, activity == .idle, mode == .still {
+        activity = .reviewingPhoto(name, until: time + settings.review)
+      }
+    case .saveFailed(let reason, let time):
       savesInFlight -= 1
-      screen = .message("Save failed")
-      return [.show(screen), .log("save failed: \(reason)")]
-    case .cameraLost(let reason):
-      pendingPress = nil
-      lastFrame = nil
+      actions += [.log("save failed: \(reason)")]
+      message = ("Save failed", time + settings.messageTime)
+    case .movieSaved(let name, _):
+      actions += [.log("movie \(name) saved")]
+    case .movieFailed(let reason, let time):
+      actions += [.log("movie failed: \(reason)")]
+      message = ("Save failed", time + settings.messageTime)
+    case .available(let modes, let time):
+      available = modes.union([.still])
+      if !available.contains(mode) { actions += switchMode(to: .still, at: time) }
+    case .cameraLost(let reason, let time):
       cameraAvailable = false
-      screen = .message("Camera not available")
-      return [.show(screen), .log("camera lost: \(reason)")]
+      recentFrames.removeAll()
+      actions += [.log("camera lost: \(reason)")]
+      if case .recording = activity { actions.append(.stopMovie(at: time)) }
+      if case .capturing = activity { actions.append(.log("press dropped: the camera went away")) }
+      activity = .idle
     case .cameraBack:
       cameraAvailable = true
-      screen = .live
-      return [.show(screen)]
+      actions += [.log("camera back")]
+    }
+    return actions + refresh()
+  }
+
+  // MARK: Buttons
+
+  private mutating func gesture(_ gesture: Gesture) -> [Action] {
+    // One line per accepted press: what a technician needs to tell a ghost press from a real one.
+    if case .down(let role, let time) = gesture {
+      return [.log("button \(role.rawValue) down at \(time)")] + acted(on: gesture)
+    }
+    return acted(on: gesture)
+  }
+
+  private mutating func acted(on gesture: Gesture) -> [Action] {
+    switch gesture {
+    case .down(.shutter, let time):
+      return shutter(at: time)
+    case .down(.cancel, let time):
+      return cancel(at: time)
+    case .shortPress(.mode, let time):
+      return switchMode(to: nextMode(after: mode), at: time)
+    case .longPress(.mode, let time):
+      // Home: whatever the kiosk was doing, a long press on mode is back to taking photos.
+      return switchMode(to: .still, at: time)
+    case .down(let role, _) where role != .mode:
+      if case .reviewingPhoto = activity { activity = .idle }  // any other button: "use photo"
+      return []
+    default:
+      return []
     }
   }
 
-  private mutating func pressed(_ role: ButtonRole, at time: Instant) -> [Action] {
-    guard role == .shutter else { return [] }
-    guard cameraAvailable else { return [.log("shutter refused: camera not available")] }
-    guard pendingPress == nil, savesInFlight < Self.maximumSavesInFlight else {
-      return [.log("shutter refused: \(savesInFlight) stills still being saved")]
+  private mutating func shutter(at time: Instant) -> [Action] {
+    switch (mode, activity) {
+    case (_, .reviewingPhoto):
+      activity = .idle  // "use photo", and this press is not also a new photo
+      return []
+    case (.still, .countingDown):
+      activity = .idle
+      return [.log("countdown cancelled")]
+    case (.still, .idle):
+      guard cameraAvailable else { return refuse("camera not available") }
+      guard savesInFlight < Self.maximumSavesInFlight else {
+        return refuse("\(savesInFlight) stills still being saved")
+      }
+      message = nil
+      if settings.countdown > .zero {
+        activity = .countingDown(until: time + settings.countdown)
+        return []
+      }
+      return capture(pressedAt: time)
+    case (.still, .capturing):
+      return refuse("the previous press is still waiting for its frame")
+    case (.movie, .idle):
+      guard cameraAvailable else { return refuse("camera not available") }
+      activity = .recording(since: time, until: time + settings.movieMaximum)
+      return [.startMovie(at: time)]
+    case (.movie, .recording):
+      activity = .idle
+      return [.stopMovie(at: time)]
+    case (.review, _), (_, _):
+      return []
     }
-    pendingPress = time
-    // A failed save is on screen until the next press, which is the user trying again.
-    guard screen == .live else {
-      screen = .live
-      return [.show(.live)]
+  }
+
+  private mutating func cancel(at time: Instant) -> [Action] {
+    switch activity {
+    case .countingDown:
+      activity = .idle
+      return [.log("countdown cancelled")]
+    case .reviewingPhoto(let name, _):
+      activity = .idle
+      return [.discardStill(name), .log("retake: \(name) removed")]
+    case .recording:
+      // Cancel stops and keeps: a recording is never thrown away by a button.
+      activity = .idle
+      return [.stopMovie(at: time)]
+    case .idle, .capturing:
+      return []
     }
-    return []
+  }
+
+  private mutating func switchMode(to wanted: KioskMode, at time: Instant) -> [Action] {
+    guard available.contains(wanted) else { return [.log("mode \(wanted.rawValue) not available")] }
+    guard wanted != mode else { return [] }
+    var actions: [Action] = []
+    if case .recording = activity { actions.append(.stopMovie(at: time)) }
+    activity = .idle
+    mode = wanted
+    return actions + [.log("mode \(wanted.rawValue)")]
+  }
+
+  /// The next mode in still, movie, review order that is available now.
+  private func nextMode(after current: KioskMode) -> KioskMode {
+    let order = KioskMode.allCases
+    let start = order.firstIndex(of: current)!
+    for step in 1...order.count {
+      let candidate = order[(start + step) % order.count]
+      if available.contains(candidate) { return candidate }
+    }
+    return current
+  }
+
+  private mutating func refuse(_ reason: String) -> [Action] {
+    refusedPresses += 1
+    return [.log("shutter refused: \(reason)")]
+  }
+
+  // MARK: Frames and time
+
+  private mutating func frameArrived(_ frame: FrameInfo) -> [Action] {
+    recentFrames.append(frame)
+    if recentFrames.count > Self.recentFrameCount { recentFrames.removeFirst() }
+    guard case .capturing(let press) = activity else { return [] }
+    return capture(pressedAt: press)
+  }
+
+  /// Zero shutter lag: the frame taken nearest the press, which may be one from before it. Decided once a
+  /// frame from after the press has arrived, since only then is the nearest one known.
+  private mutating func capture(pressedAt press: Instant) -> [Action] {
+    guard let latest = recentFrames.last, latest.timestamp >= press else {
+      activity = .capturing(pressedAt: press)
+      return []
+    }
+    activity = .idle
+    let distance = { (frame: FrameInfo) in abs((frame.timestamp - press).nanosecondsClamped) }
+    let chosen = recentFrames.min { distance($0) < distance($1) }!
+    savesInFlight += 1
+    return [.saveStill(chosen, pressedAt: press)]
+  }
+
+  private mutating func timeout(_ now: Instant) -> [Action] {
+    var actions: [Action] = []
+    if let until = message?.until, now >= until { message = nil }
+    switch activity {
+    case .countingDown(let until) where now >= until:
+      activity = .idle
+      actions += shutterAfterCountdown(at: until)
+    case .reviewingPhoto(_, let until) where now >= until:
+      activity = .idle  // the timeout means "use photo"
+    case .recording(_, let until) where now >= until:
+      activity = .idle
+      actions += [.stopMovie(at: until), .log("movie stopped at the maximum duration")]
+    default:
+      break
+    }
+    return actions
+  }
+
+  private mutating func shutterAfterCountdown(at time: Instant) -> [Action] {
+    guard cameraAvailable else { return refuse("camera not available") }
+    return capture(pressedAt: time)
+  }
+
+  static func secondsLeft(until: Instant, now: Instant) -> Int {
+    let remaining = (until - now).nanosecondsClamped
+    return Int(max(1, (remaining + 999_999_999) / 1_000_000_000))
+  }
+
+  // MARK: What the screen and lamps show
+
+  /// Derives the screen and the lamps from the state, and says what changed.
+  private mutating func refresh() -> [Action] {
+    let newScreen: Screen
+    if !cameraAvailable, mode != .review {
+      newScreen = .message("Camera not available")
+    } else if let message {
+      newScreen = .message(message.text)
+    } else {
+      switch activity {
+      case .countingDown(let until):
+        newScreen = .countdown(secondsLeft: Self.secondsLeft(until: until, now: now))
+      case .reviewingPhoto(let name, _): newScreen = .reviewingPhoto(name)
+      case .recording(let since, let until): newScreen = .recording(since: since, until: until)
+      case .idle, .capturing: newScreen = mode == .review ? .browsing : .live(mode)
+      }
+    }
+    var actions: [Action] = []
+    if newScreen != screen {
+      screen = newScreen
+      actions.append(.show(newScreen))
+    }
+    let recording: Bool
+    if case .recording = activity { recording = true } else { recording = false }
+    let wanted: [Output: Bool] = [
+      .tally: recording,
+      .ready: cameraAvailable && mode != .review && activity == .idle && savesInFlight < Self.maximumSavesInFlight,
+    ]
+    for output in [Output.tally, .ready] where lights[output] != wanted[output] {
+      lights[output] = wanted[output]
+      actions.append(.light(output, wanted[output]!))
+    }
+    return actions
   }
 }

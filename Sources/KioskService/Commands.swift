@@ -7,6 +7,9 @@ public enum Commands {
     usage: kioskcam run [--config PATH]
            kioskcam probe [--json] [--config PATH]
            kioskcam check-config [--config PATH]
+           kioskcam shutter [--socket PATH | --config PATH]
+           kioskcam mode still|movie|review [--socket PATH | --config PATH]
+           kioskcam status [--json] [--socket PATH | --config PATH]
     """
 
   /// Runs one command and returns its exit status; every failure is one plain reason on standard error.
@@ -51,12 +54,38 @@ public enum Commands {
       try options.finish()
       _ = try ConfigLoader.load(path)
       print("\(path): ok")
+    case "shutter", "mode", "status":
+      let request: ControlRequest
+      switch command {
+      case "shutter": request = .shutter
+      case "status": request = .status(json: options.flag("--json"))
+      default:
+        guard let word = options.positional(), let mode = KioskMode(rawValue: word) else {
+          throw .usage("mode needs one of still, movie, review")
+        }
+        request = .mode(mode)
+      }
+      let path = try socketPath(&options)
+      try options.finish()
+      let reply = try ControlClient.send(request, to: path)
+      if reply.hasPrefix("error: ") {
+        throw .unavailable([String(reply.dropFirst(7)).trimmingCharacters(in: .newlines)])
+      }
+      print(reply.trimmingCharacters(in: .newlines))
     case "help", "--help", "-h":
       print(usage)
     default:
       throw .usage("unknown command '\(command)'")
     }
   }
+}
+
+/// The control socket: `--socket`, else the one the configuration names, else the default.
+private func socketPath(_ options: inout Options) throws(ServiceError) -> String {
+  if let socket = try options.value("--socket") { return socket }
+  if let path = try options.value("--config") { return try ConfigLoader.load(path).control.socket }
+  // The default configuration may be unreadable to an unprivileged user: the default socket is then right.
+  return (try? ConfigLoader.load(Config.defaultPath).control.socket) ?? Config().control.socket
 }
 
 /// `--name value` and `--flag` options, each at most once; anything left over is a usage error.
@@ -76,6 +105,12 @@ struct Options {
     let value = remaining[index + 1]
     remaining.removeSubrange(index...index + 1)
     return value
+  }
+
+  /// The first argument that is not an option.
+  mutating func positional() -> String? {
+    guard let index = remaining.firstIndex(where: { !$0.hasPrefix("--") }) else { return nil }
+    return remaining.remove(at: index)
   }
 
   func finish() throws(ServiceError) {

@@ -29,17 +29,31 @@ public final class KioskService {
   private let roll: CameraRoll
   private let results: Mailbox<WorkerResult>
   private let writer = DispatchQueue(label: "kioskcam.still-writer")
-  private var ring = FrameRing(capacity: 4)
+  private var ring = FrameRing(capacity: Kiosk.recentFrameCount)
   private var signals: SignalWatcher?
   private var retryTimer: LoopTimer?
+  private var kioskTimer: LoopTimer?
+  private var control: ControlServer?
   private var cameraPath: String
-  private var framesSeen = 0
-  private var damagedFrames = 0
+  private var statistics = Statistics()
+
+  /// Counters for `kioskcam status`, since the service started.
+  struct Statistics {
+    var framesReceived = 0
+    var framesDamaged = 0
+    var previewFramesShown = 0
+    var stillsSaved = 0
+    var saveFailures = 0
+    var lastShutterLag: Duration?
+  }
 
   /// Opens every device the configuration names; what is required and missing stops it here, with reasons.
   public init(config: Config) throws(ServiceError) {
     self.config = config
-    kiosk = Kiosk(debounce: config.buttons.debounce)
+    kiosk = Kiosk(
+      settings: KioskSettings(
+        gestures: config.buttons.timing, countdown: config.capture.countdown, review: config.capture.review,
+        movieMaximum: config.movie.maximumDuration))
     do {
       loop = try EventLoop()
       results = try Mailbox()
@@ -65,17 +79,15 @@ public final class KioskService {
       }
     }
 
-    var lines: [(ButtonRole, LineReference)] = []
-    if let shutter = config.buttons.shutter { lines.append((.shutter, shutter)) }
-    if let mode = config.buttons.mode { lines.append((.mode, mode)) }
     var requested: ButtonLines?
-    if lines.isEmpty {
+    if config.buttons.shutter == nil {
       missing.append("shutter button: [buttons] shutter is none")
     } else {
       do {
         requested = try ButtonLines(
-          chip: config.buttons.chip, lines: lines,
-          wiring: ButtonWiring(activeLow: config.buttons.activeLow, bias: config.buttons.bias))
+          chip: config.buttons.chip, lines: config.buttons.lines,
+          wiring: ButtonWiring(activeLow: config.buttons.activeLow, bias: config.buttons.bias),
+          outputs: config.outputs.lines, outputsActiveLow: config.outputs.activeLow)
       } catch {
         missing.append("buttons: \(error)")
       }
@@ -113,16 +125,25 @@ public final class KioskService {
         loop.stop()
       }
       try results.attach(to: loop) { [unowned self] result in received(result) }
-      try buttons.attach(to: loop) { [unowned self] edge in
-        perform(kiosk.handle(.button(edge.role, edge.edge, at: edge.time)))
-      }
+      try buttons.attach(to: loop) { [unowned self] edge in handle(.edge(edge.role, edge.edge, at: edge.time)) }
       if let display {
-        try loop.watch(display.descriptor) { [unowned display] _ in display.handleEvents() }
+        try loop.watch(display.descriptor) { [unowned self, unowned display] _ in
+          let before = display.flipsCompleted
+          display.handleEvents()
+          statistics.previewFramesShown += display.flipsCompleted - before
+        }
       }
       retryTimer = try LoopTimer(loop: loop) { [unowned self] in retryCamera() }
+      kioskTimer = try LoopTimer(loop: loop) { [unowned self] in handle(.tick(now())) }
+      control = try ControlServer(path: config.control.socket, group: config.control.group, loop: loop) {
+        [unowned self] request in answer(request)
+      }
       try startCamera()
       log("buttons: \(buttons.descriptions.joined(separator: "; "))")
       log("roll \(roll.root), next \(roll.next.map { "\($0.folderName(suffix: roll.suffix))/\($0.fileName(.still))" } ?? "none")")
+      log("control socket \(config.control.socket)")
+      // Movies and review mode come with their recorder and browser; until then only stills are offered.
+      handle(.available([.still], at: now()))
       log("ready")
       try loop.run()
     } catch {
@@ -130,6 +151,18 @@ public final class KioskService {
     }
     camera?.stop()
     writer.sync {}
+  }
+
+  private func now() -> Instant { Instant(nanoseconds: monotonicNanoseconds()) }
+
+  /// Every event goes through here: the kiosk decides, the service carries it out, the timer follows.
+  private func handle(_ event: Event) {
+    perform(kiosk.handle(event))
+    if let deadline = kiosk.nextDeadline {
+      try? kioskTimer?.arm(after: max(1, deadline.nanoseconds - monotonicNanoseconds()))
+    } else {
+      kioskTimer?.disarm()
+    }
   }
 
   private static func openCamera(_ path: String, _ settings: Config.Camera) throws(CameraError) -> CameraStream {
@@ -172,9 +205,9 @@ public final class KioskService {
     let frame: FrameInfo
     do {
       guard let buffer = try camera.dequeue() else { return }
-      framesSeen += 1
+      statistics.framesReceived += 1
       if buffer.damaged || buffer.bytesUsed < camera.format.bytesPerLine * camera.format.height {
-        damagedFrames += 1
+        statistics.framesDamaged += 1
         try camera.requeue(buffer)
         return
       }
@@ -185,13 +218,13 @@ public final class KioskService {
       cameraLost("\(error)")
       return
     }
-    perform(kiosk.handle(.frame(frame)))
+    handle(.frame(frame))
     showPreview(frame)
   }
 
   /// Shows the freshest frame; while the last flip is still pending this frame is dropped from the preview only.
   private func showPreview(_ frame: FrameInfo) {
-    guard let display, let scaler, let camera, kiosk.screen == .live, let entry = ring.frame(frame) else { return }
+    guard let display, let scaler, let camera, showsPreview(kiosk.screen), let entry = ring.frame(frame) else { return }
     let stride = camera.format.bytesPerLine
     do {
       try display.present { target in
@@ -205,12 +238,20 @@ public final class KioskService {
     }
   }
 
+  /// Screens that are the live picture (their words and digits arrive with the overlay).
+  private func showsPreview(_ screen: Screen) -> Bool {
+    switch screen {
+    case .live, .countdown, .recording, .reviewingPhoto: true
+    case .browsing, .message: false
+    }
+  }
+
   private func cameraLost(_ reason: String) {
     guard let lost = camera else { return }
     loop.unwatch(lost.descriptor)
     camera = nil
     ring.removeAll()
-    perform(kiosk.handle(.cameraLost(reason: reason)))
+    handle(.cameraLost(reason: reason, at: now()))
     // Every old descriptor must be closed before the device can be opened again (vivid, uvcvideo).
     try? retryTimer?.arm(after: 2_000_000_000)
   }
@@ -219,8 +260,7 @@ public final class KioskService {
     do {
       camera = try Self.openCamera(cameraPath, config.camera)
       try startCamera()
-      log("camera back")
-      perform(kiosk.handle(.cameraBack))
+      handle(.cameraBack(at: now()))
     } catch {
       camera = nil
       try? retryTimer?.arm(after: 2_000_000_000)
@@ -232,8 +272,19 @@ public final class KioskService {
       switch action {
       case .saveStill(let frame, let pressedAt):
         saveStill(frame, pressedAt: pressedAt)
+      case .discardStill(let name):
+        do {
+          try roll.discard(name)
+        } catch {
+          log("retake: \(error)")
+        }
+      case .startMovie, .stopMovie:
+        // Movie mode is not offered until the recorder exists, so the kiosk never asks; say so if it does.
+        log("movies are not recorded yet")
       case .show(let screen):
         show(screen)
+      case .light(let output, let on):
+        buttons.set(output, on)
       case .log(let message):
         log(message)
       }
@@ -242,7 +293,7 @@ public final class KioskService {
 
   private func saveStill(_ frame: FrameInfo, pressedAt: Instant) {
     guard let camera, let entry = ring.frame(frame) else {
-      perform(kiosk.handle(.saveFailed(reason: "frame \(frame.sequence) no longer in the ring")))
+      handle(.saveFailed(reason: "frame \(frame.sequence) no longer in the ring", at: now()))
       return
     }
     let format = camera.format
@@ -267,28 +318,78 @@ public final class KioskService {
   private func received(_ result: WorkerResult) {
     switch result {
     case .saved(let item, let frame, let pressedAt):
-      let lag = Double((frame.timestamp - pressedAt).nanosecondsClamped) / 1_000_000
-      log("still \(item.relativePath) frame \(frame.sequence) shutter lag \(lag) ms")
-      perform(kiosk.handle(.stillSaved(name: item.relativePath)))
+      let lag = frame.timestamp - pressedAt
+      statistics.stillsSaved += 1
+      statistics.lastShutterLag = lag
+      log("still \(item.relativePath) frame \(frame.sequence) shutter lag \(milliseconds(lag)) ms")
+      handle(.stillSaved(name: item.relativePath, at: now()))
     case .failed(let reason):
-      perform(kiosk.handle(.saveFailed(reason: reason)))
+      statistics.saveFailures += 1
+      handle(.saveFailed(reason: reason, at: now()))
     }
   }
 
   private func show(_ screen: Screen) {
-    guard let display else { return }
-    switch screen {
-    case .live:
-      break
-    case .message(let text):
-      log("screen: \(text)")
-      // Words on screen arrive with the overlay; until then a message is a dark grey screen.
-      _ = try? display.present { target in
-        for row in 0..<target.height {
-          (target.pixels.baseAddress! + row * target.stride).assumingMemoryBound(to: UInt32.self)
-            .update(repeating: 0x0030_3030, count: target.width)
-        }
+    log("screen: \(describe(screen))")
+    guard let display, !showsPreview(screen) else { return }
+    // Words on screen arrive with the overlay; until then a message or the browser is a dark grey screen.
+    _ = try? display.present { target in
+      for row in 0..<target.height {
+        (target.pixels.baseAddress! + row * target.stride).assumingMemoryBound(to: UInt32.self)
+          .update(repeating: 0x0030_3030, count: target.width)
       }
     }
   }
+
+  // MARK: Control socket
+
+  private func answer(_ request: Result<ControlRequest, ControlRequestError>) -> String {
+    switch request {
+    case .failure(let error):
+      return "error: \(error)"
+    case .success(.status(let json)):
+      return json ? status.json : status.text
+    case .success(let request):
+      let refusedBefore = kiosk.refusedPresses
+      handle(.remote(request, at: now()))
+      if case .mode(let wanted) = request, kiosk.mode != wanted {
+        return "error: mode \(wanted.rawValue) is not available (available: \(availableModes))"
+      }
+      if case .shutter = request, kiosk.refusedPresses > refusedBefore {
+        return "error: shutter refused (see the log)"
+      }
+      return "ok"
+    }
+  }
+
+  private var availableModes: String {
+    KioskMode.allCases.filter { kiosk.available.contains($0) }.map(\.rawValue).joined(separator: ", ")
+  }
+
+  private var status: ServiceStatus {
+    ServiceStatus(
+      mode: kiosk.mode.rawValue, screen: describe(kiosk.screen),
+      availableModes: KioskMode.allCases.filter { kiosk.available.contains($0) }.map(\.rawValue),
+      camera: camera?.path, cameraAvailable: kiosk.cameraAvailable, display: display?.path,
+      framesReceived: statistics.framesReceived, framesDamaged: statistics.framesDamaged,
+      previewFramesShown: statistics.previewFramesShown, stillsSaved: statistics.stillsSaved,
+      saveFailures: statistics.saveFailures, refusedPresses: kiosk.refusedPresses,
+      lastShutterLagMilliseconds: statistics.lastShutterLag.map(milliseconds))
+  }
+}
+
+/// A screen in the words the log and `status` use.
+func describe(_ screen: Screen) -> String {
+  switch screen {
+  case .live(let mode): "live \(mode.rawValue)"
+  case .countdown(let seconds): "countdown \(seconds)"
+  case .reviewingPhoto(let name): "review \(name)"
+  case .recording: "recording"
+  case .browsing: "browsing"
+  case .message(let text): text
+  }
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+  Double(duration.nanosecondsClamped / 1000) / 1000
 }

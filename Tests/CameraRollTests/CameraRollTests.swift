@@ -78,3 +78,19 @@ import Testing
     #expect(!FileManager.default.fileExists(atPath: "\(root)/not-mounted"))
   }
 }
+
+extension CameraRollTests {
+  @Test func aRetakeRemovesThePhotoAndItsNumberStaysUsed() throws {
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    let first = try roll.publish([1], kind: .still)
+    try roll.discard(first.relativePath)
+    #expect(files().isEmpty)
+    #expect(try roll.publish([2], kind: .still).relativePath == "DCIM/100KIOSK/IMG_0002.JPG")
+  }
+
+  @Test(arguments: ["../etc/passwd", "DCIM/100KIOSK/../../x", "DCIM/100KIOSK/.kioskcam", "IMG_0001.JPG"])
+  func discardTouchesNothingButRollItems(path: String) throws {
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    #expect(throws: RollError.self) { try roll.discard(path) }
+  }
+}

@@ -1,0 +1,85 @@
+/// The hardware buttons by what they mean to the kiosk: the image picker's camera controls, as hardware.
+public enum ButtonRole: String, Sendable, CaseIterable {
+  case shutter, mode, cancel, camera
+  case zoomIn = "zoom-in"
+  case zoomOut = "zoom-out"
+}
+
+public enum ButtonEdge: Sendable, Equatable {
+  /// The line became active (the button went down).
+  case pressed
+  case released
+}
+
+/// What the kiosk is for at the moment; the mode button cycles through those whose capabilities are present.
+public enum KioskMode: String, Sendable, CaseIterable {
+  case still, movie, review
+}
+
+/// Optional lamps driven by output lines.
+public enum Output: String, Sendable, CaseIterable {
+  /// On while a movie records.
+  case tally
+  /// On while the kiosk can take a picture.
+  case ready
+}
+
+/// What the screen shows, in the kiosk's terms; the display adapter turns it into pixels.
+public enum Screen: Sendable, Equatable {
+  /// The live preview in a capture mode.
+  case live(KioskMode)
+  /// Counting down to a still: whole seconds left.
+  case countdown(secondsLeft: Int)
+  /// The photo just taken, until "use photo" (any button or the timeout) or "retake" (cancel).
+  case reviewingPhoto(String)
+  /// Recording since the instant, stopping by itself at the limit.
+  case recording(since: Instant, until: Instant)
+  /// Browsing the roll (review mode).
+  case browsing
+  /// A full-screen state in plain words: "Camera not available", "Storage full", "Save failed".
+  case message(String)
+}
+
+/// Everything that can happen to the kiosk, each with its time when time matters.
+public enum Event: Sendable, Equatable {
+  /// An edge on a button line, with the kernel's timestamp.
+  case edge(ButtonRole, ButtonEdge, at: Instant)
+  /// `kioskcam shutter` or `kioskcam mode M` over the control socket, at the loop's clock.
+  case remote(ControlRequest, at: Instant)
+  /// A frame arrived from the camera and is in the recent-frames ring.
+  case frame(FrameInfo)
+  /// The loop's clock, at the deadline the kiosk asked for or later.
+  case tick(Instant)
+  case stillSaved(name: String, at: Instant)
+  case saveFailed(reason: String, at: Instant)
+  case movieSaved(name: String, at: Instant)
+  case movieFailed(reason: String, at: Instant)
+  /// The modes whose capabilities are present now; sent at start and whenever the gate's verdict changes.
+  case available(Set<KioskMode>, at: Instant)
+  case cameraLost(reason: String, at: Instant)
+  case cameraBack(at: Instant)
+
+  /// When it happened, on CLOCK_MONOTONIC; a frame's is its capture time.
+  public var time: Instant {
+    switch self {
+    case .edge(_, _, let at), .remote(_, let at), .stillSaved(_, let at), .saveFailed(_, let at),
+      .movieSaved(_, let at), .movieFailed(_, let at), .available(_, let at), .cameraLost(_, let at),
+      .cameraBack(let at), .tick(let at):
+      at
+    case .frame(let frame): frame.timestamp
+    }
+  }
+}
+
+/// What the kiosk asks the devices to do.
+public enum Action: Sendable, Equatable {
+  /// Encode and publish the ring's frame as a still; `pressedAt` is the moment it stands for.
+  case saveStill(FrameInfo, pressedAt: Instant)
+  /// "Retake": remove the photo just published; its number is not reused.
+  case discardStill(String)
+  case startMovie(at: Instant)
+  case stopMovie(at: Instant)
+  case show(Screen)
+  case light(Output, Bool)
+  case log(String)
+}

@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import KioskCore
+import LinuxIO
+
+/// The control socket: one request line in, one reply out, then the connection closes.
+///
+/// Clients are read without blocking the loop; a client that sends more than a line's worth or nothing
+/// useful is answered with an error and dropped.
+final class ControlServer {
+  private let listener: UnixListener
+  private let loop: EventLoop
+  private var clients: [CInt: Client] = [:]
+  private let answer: (Result<ControlRequest, ControlRequestError>) -> String
+
+  final class Client {
+    let fd: OwnedFD
+    var buffer: [UInt8] = []
+    init(_ fd: consuming OwnedFD) { self.fd = fd }
+  }
+
+  init(
+    path: String, group: String, loop: EventLoop,
+    answer: @escaping (Result<ControlRequest, ControlRequestError>) -> String
+  ) throws(SystemCallError) {
+    var gid: gid_t?
+    if !group.isEmpty {
+      guard let entry = getgrnam(group) else { throw SystemCallError("group \(group)", .noSuchFile) }
+      gid = entry.pointee.gr_gid
+    }
+    let folder = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    if !folder.isEmpty { try FileStatus.makeDirectory(folder) }
+    listener = try UnixListener(path: path, mode: 0o660, group: gid)
+    self.loop = loop
+    self.answer = answer
+    try loop.watch(listener.descriptor) { [unowned self] _ in acceptAll() }
+  }
+
+  private func acceptAll() {
+    while let connection = try? listener.accept() {
+      _ = fcntl(connection.raw, F_SETFL, O_NONBLOCK)
+      let client = Client(connection)
+      let raw = client.fd.raw
+      clients[raw] = client
+      do {
+        try loop.watch(client.fd.descriptor) { [unowned self] _ in readable(raw) }
+      } catch {
+        clients[raw] = nil
+      }
+    }
+  }
+
+  private func readable(_ raw: CInt) {
+    guard let client = clients[raw] else { return }
+    var chunk = [UInt8](repeating: 0, count: 512)
+    let count = chunk.withUnsafeMutableBytes { read(raw, $0.baseAddress, $0.count) }
+    if count < 0, Errno.current == .wouldBlock { return }
+    if count > 0 { client.buffer += chunk[0..<count] }
+    let newline = client.buffer.firstIndex(of: 0x0A)
+    guard newline != nil || count <= 0 || client.buffer.count > 1024 else { return }
+    let line = String(decoding: client.buffer[..<(newline ?? client.buffer.endIndex)], as: UTF8.self)
+    let reply = Array((answer(ControlRequest.parse(line)) + "\n").utf8)
+    // Replies are a few kilobytes at most: they fit the socket buffer, so one write does not block.
+    _ = reply.withUnsafeBytes { write(raw, $0.baseAddress, $0.count) }
+    loop.unwatch(client.fd.descriptor)
+    clients[raw] = nil
+  }
+
+  deinit {
+    for raw in clients.keys { loop.unwatch(FileDescriptor(rawValue: raw)) }
+    loop.unwatch(listener.descriptor)
+  }
+}
+
+/// The client side, for `kioskcam shutter`, `mode` and `status`.
+enum ControlClient {
+  static func send(_ request: ControlRequest, to path: String) throws(ServiceError) -> String {
+    do {
+      let connection = try connectUnix(path)
+      try connection.writeAll(Array((request.line + "\n").utf8))
+      connection.shutdownWrite()
+      return String(decoding: try connection.readToEnd(limit: 1 << 20), as: UTF8.self)
+    } catch {
+      if error.errno == .noSuchFile || error.errno == Errno(ECONNREFUSED) {
+        throw .unavailable(["kioskcam is not running (no service at \(path))"])
+      }
+      throw .io("\(path): \(error)")
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// What `kioskcam status` reports about the running service.
+struct ServiceStatus: Codable, Sendable, Equatable {
+  let mode: String
+  let screen: String
+  let availableModes: [String]
+  let camera: String?
+  let cameraAvailable: Bool
+  let display: String?
+  let framesReceived: Int
+  let framesDamaged: Int
+  let previewFramesShown: Int
+  let stillsSaved: Int
+  let saveFailures: Int
+  let refusedPresses: Int
+  let lastShutterLagMilliseconds: Double?
+
+  var json: String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+  }
+
+  var text: String {
+    """
+    mode: \(mode) (available: \(availableModes.joined(separator: ", ")))
+    screen: \(screen)
+    camera: \(camera ?? "none")\(cameraAvailable ? "" : " (not available)")
+    display: \(display ?? "none")
+    frames: \(framesReceived) received, \(framesDamaged) damaged, \(previewFramesShown) shown
+    stills: \(stillsSaved) saved, \(saveFailures) failed, \(refusedPresses) presses refused
+    last shutter lag: \(lastShutterLagMilliseconds.map { "\($0) ms" } ?? "none yet")
+    """
+  }
+}
