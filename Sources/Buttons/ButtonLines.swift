@@ -29,6 +29,7 @@ public final class ButtonLines {
   public static let consumer = "kioskcam"
 
   private var outputLines: [Output: OpaquePointer] = [:]
+  private var handler: ((ButtonEdgeEvent) -> Void)?
 
   /// Requests each role's line on the chip named `chip` (`auto`: the first chip that has the first line),
   /// and each lamp's line as an output, off.
@@ -89,18 +90,34 @@ public final class ButtonLines {
 
   /// Watches every line in `loop`; `handler` gets each edge, in kernel order per line.
   public func attach(to loop: EventLoop, _ handler: @escaping (ButtonEdgeEvent) -> Void) throws(SystemCallError) {
+    self.handler = handler
     for (role, line, _) in requested {
-      let fd = FileDescriptor(rawValue: gpiod_line_event_get_fd(line))
-      try loop.watch(fd) { _ in
-        var event = gpiod_line_event()
-        // The descriptor is blocking: read exactly what readiness promised, one event.
-        guard gpiod_line_event_read_fd(fd.rawValue, &event) == 0 else { return }
-        let edge: ButtonEdge = event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE) ? .pressed : .released
-        handler(
-          ButtonEdgeEvent(
-            role: role, edge: edge, time: Instant(seconds: Int64(event.ts.tv_sec), nanoseconds: Int64(event.ts.tv_nsec))))
-      }
+      let fd = gpiod_line_event_get_fd(line)
+      // Non-blocking: an edge announced by epoll may already have been read by `drainPending`.
+      try systemCall("fcntl O_NONBLOCK") { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+      try loop.watch(FileDescriptor(rawValue: fd)) { [unowned self] _ in readOne(role, line) }
     }
+  }
+
+  /// Delivers every edge the kernel has already timestamped but the loop has not read yet.
+  ///
+  /// Call before acting on the clock: a tick or a frame must never decide a press that queued edges (read
+  /// late when the machine stalls) would have changed.
+  public func drainPending() {
+    for (role, line, _) in requested {
+      while readOne(role, line) {}
+    }
+  }
+
+  @discardableResult
+  private func readOne(_ role: ButtonRole, _ line: OpaquePointer) -> Bool {
+    var event = gpiod_line_event()
+    // EAGAIN (nothing queued) is the usual way out of here, not an error.
+    guard gpiod_line_event_read_fd(gpiod_line_event_get_fd(line), &event) == 0 else { return false }
+    let edge: ButtonEdge = event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE) ? .pressed : .released
+    let time = Instant(seconds: Int64(event.ts.tv_sec), nanoseconds: Int64(event.ts.tv_nsec))
+    handler?(ButtonEdgeEvent(role: role, edge: edge, time: time))
+    return true
   }
 
   /// What each requested line is, for the log.

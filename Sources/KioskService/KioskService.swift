@@ -157,6 +157,8 @@ public final class KioskService {
 
   /// Every event goes through here: the kiosk decides, the service carries it out, the timer follows.
   private func handle(_ event: Event) {
+    // Edges the kernel already has come first, in their own order, so the clock never overtakes them.
+    if case .edge = event {} else { buttons.drainPending() }
     perform(kiosk.handle(event))
     if let deadline = kiosk.nextDeadline {
       try? kioskTimer?.arm(after: max(1, deadline.nanoseconds - monotonicNanoseconds()))
