@@ -25,18 +25,19 @@ public final class KioskService {
   private var camera: CameraStream?
   private var display: KMSDisplay?
   private var scaler: PreviewScaler?
-  private let buttons: ButtonLines
-  private let roll: CameraRoll
+  private let buttons: [ButtonLines]
+  private let roll: CameraRoll?
   private let results: Mailbox<WorkerResult>
   private let writer = DispatchQueue(label: "kioskcam.still-writer")
   private var ring = FrameRing(capacity: 4)
   private var signals: SignalWatcher?
   private var retryTimer: LoopTimer?
   private var cameraPath: String
+  private var capabilities: CapabilityMonitor
   private var framesSeen = 0
   private var damagedFrames = 0
 
-  /// Opens every device the configuration names; what is required and missing stops it here, with reasons.
+  /// Probes and opens what the configuration wants; a missing required capability stops it here, one line each.
   public init(config: Config) throws(ServiceError) {
     self.config = config
     kiosk = Kiosk(debounce: config.buttons.debounce)
@@ -47,62 +48,93 @@ public final class KioskService {
       throw .io(error.description)
     }
 
-    var missing: [String] = []
-    cameraPath = config.camera.device
-    if cameraPath == "auto" {
-      if let first = CameraProbe.list().first(where: \.streaming) {
-        cameraPath = first.path
-      } else {
-        missing.append("camera: no V4L2 capture device that can stream (probed /dev/video*)")
-      }
-    }
+    let gate = CapabilityGate(config.capabilities)
+    var probed: [ProbeResult] = []
+    func wanted(_ capability: Capability) -> Bool { gate.role(of: capability) != .unused }
+
+    if wanted(.movieCamera) { probed.append(CapabilityProbe.movieCamera(config)) }
     var opened: CameraStream?
-    if missing.isEmpty {
-      do {
-        opened = try Self.openCamera(cameraPath, config.camera)
-      } catch {
-        missing.append("camera: \(error)")
+    cameraPath = config.camera.device
+    if wanted(.stillCamera) {
+      var (result, found) = CapabilityProbe.stillCamera(config)
+      if let found {
+        cameraPath = found.path
+        do {
+          opened = try Self.openCamera(found.path, config.camera)
+        } catch {
+          result = .fail(.stillCamera, "\(error)")
+        }
       }
+      probed.append(result)
     }
 
-    var lines: [(ButtonRole, LineReference)] = []
-    if let shutter = config.buttons.shutter { lines.append((.shutter, shutter)) }
-    if let mode = config.buttons.mode { lines.append((.mode, mode)) }
-    var requested: ButtonLines?
-    if lines.isEmpty {
-      missing.append("shutter button: [buttons] shutter is none")
-    } else {
-      do {
-        requested = try ButtonLines(
-          chip: config.buttons.chip, lines: lines,
-          wiring: ButtonWiring(activeLow: config.buttons.activeLow, bias: config.buttons.bias))
-      } catch {
-        missing.append("buttons: \(error)")
-      }
+    var lines: [ButtonLines] = []
+    for (role, capability) in [(ButtonRole.shutter, Capability.shutterButton), (.mode, .modeButton)]
+    where wanted(capability) {
+      let (result, requested) = CapabilityProbe.button(role, config)
+      probed.append(result)
+      if let requested { lines.append(requested) }
     }
 
     var publishedRoll: CameraRoll?
-    do {
-      publishedRoll = try CameraRoll(root: config.roll.path, suffix: config.roll.folderSuffix)
-    } catch {
-      missing.append("camera roll: \(error)")
+    if wanted(.cameraRoll) {
+      var result = CapabilityProbe.cameraRoll(config)
+      if result.passed {
+        do {
+          publishedRoll = try CameraRoll(root: config.roll.path, suffix: config.roll.folderSuffix)
+        } catch {
+          result = .fail(.cameraRoll, "\(error)")
+        }
+      }
+      probed.append(result)
     }
 
-    guard missing.isEmpty, let requested, let publishedRoll else { throw .unavailable(missing) }
-    camera = opened
-    buttons = requested
-    roll = publishedRoll
-
-    if config.display.device != "none" {
-      do {
-        let output = try KMSDisplay(device: config.display.device)
-        display = output
-        log("display \(output.path) \(output.connectorName) \(output.width)x\(output.height)")
-      } catch {
-        // Without a display the kiosk still takes pictures: the preview is off, and the log says why, once.
-        log("display off: \(error)")
+    var output: KMSDisplay?
+    if wanted(.display) {
+      if config.display.device == "none" {
+        probed.append(.fail(.display, "[display] device = none"))
+      } else {
+        do {
+          output = try KMSDisplay(device: config.display.device)
+          probed.append(CapabilityProbe.opened(.success(output!)))
+        } catch {
+          probed.append(CapabilityProbe.opened(.failure(error)))
+        }
       }
     }
+
+    capabilities = CapabilityMonitor(gate: gate, results: probed)
+    let verdict = capabilities.verdict
+    guard verdict.canRun else {
+      if let output { Self.showUntilExit(output, for: config.display.missingMessage) }
+      throw .unavailable(verdict.fatal)
+    }
+    camera = opened
+    buttons = lines
+    roll = publishedRoll
+    display = output
+    // Each optional capability that is missing is said once, here; the feature stays off.
+    for missing in verdict.disabled { log("\(missing.capability) off (optional): \(missing.evidence)") }
+    let types = verdict.mediaTypes.map(\.rawValue).joined(separator: ", ")
+    log("media types: \(types.isEmpty ? "none" : types)")
+    if let output { log("display \(output.path) \(output.connectorName) \(output.width)x\(output.height)") }
+  }
+
+  /// The reasons stay in the log and on standard error; the screen shows that something is wrong for as long
+  /// as configured, so a person at the kiosk is not left with a frozen picture.
+  private static func showUntilExit(_ display: KMSDisplay, for duration: Duration) {
+    guard duration > .zero else { return }
+    // Words on screen arrive with the overlay; until then a message is a dark red screen.
+    _ = try? display.present { target in
+      for row in 0..<target.height {
+        (target.pixels.baseAddress! + row * target.stride).assumingMemoryBound(to: UInt32.self)
+          .update(repeating: 0x0050_1010, count: target.width)
+      }
+    }
+    let (seconds, attoseconds) = duration.components
+    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
   }
 
   /// Runs until SIGINT or SIGTERM.
@@ -113,16 +145,31 @@ public final class KioskService {
         loop.stop()
       }
       try results.attach(to: loop) { [unowned self] result in received(result) }
-      try buttons.attach(to: loop) { [unowned self] edge in
-        perform(kiosk.handle(.button(edge.role, edge.edge, at: edge.time)))
+      for lines in buttons {
+        try lines.attach(to: loop) { [unowned self] edge in
+          if edge.role == .shutter, edge.edge == .pressed, !capabilities.verdict.mediaTypes.contains(.stills),
+            capabilities.isUsable(.stillCamera)
+          {
+            log("shutter refused: no camera roll to save stills in")
+            return
+          }
+          perform(kiosk.handle(.button(edge.role, edge.edge, at: edge.time)))
+        }
       }
       if let display {
         try loop.watch(display.descriptor) { [unowned display] _ in display.handleEvents() }
       }
       retryTimer = try LoopTimer(loop: loop) { [unowned self] in retryCamera() }
       try startCamera()
-      log("buttons: \(buttons.descriptions.joined(separator: "; "))")
-      log("roll \(roll.root), next \(roll.next.map { "\($0.folderName(suffix: roll.suffix))/\($0.fileName(.still))" } ?? "none")")
+      if camera == nil, capabilities.gate.role(of: .stillCamera) == .optional {
+        // Optional and missing at start: the same screen and retries as a camera lost later, logged once above.
+        perform(kiosk.handle(.cameraLost(reason: "not found at start")).filter { if case .log = $0 { false } else { true } })
+        try? retryTimer?.arm(after: 2_000_000_000)
+      }
+      log("buttons: \(buttons.flatMap(\.descriptions).joined(separator: "; "))")
+      if let roll {
+        log("roll \(roll.root), next \(roll.next.map { "\($0.folderName(suffix: roll.suffix))/\($0.fileName(.still))" } ?? "none")")
+      }
       log("ready")
       try loop.run()
     } catch {
@@ -211,20 +258,39 @@ public final class KioskService {
     camera = nil
     ring.removeAll()
     perform(kiosk.handle(.cameraLost(reason: reason)))
+    capabilityChanged(.fail(.stillCamera, reason))
+    if capabilities.gate.role(of: .movieCamera) != .unused { capabilityChanged(.fail(.movieCamera, reason)) }
     // Every old descriptor must be closed before the device can be opened again (vivid, uvcvideo).
     try? retryTimer?.arm(after: 2_000_000_000)
   }
 
+  /// Re-probes the camera; `auto` looks again at every capture device, since a camera may come back as another node.
   private func retryCamera() {
+    var found = cameraPath
+    if config.camera.device == "auto" {
+      guard let info = CapabilityProbe.stillCamera(config).camera else {
+        try? retryTimer?.arm(after: 2_000_000_000)
+        return
+      }
+      found = info.path
+    }
     do {
-      camera = try Self.openCamera(cameraPath, config.camera)
+      camera = try Self.openCamera(found, config.camera)
+      cameraPath = found
       try startCamera()
+      guard camera != nil else { return }
       log("camera back")
       perform(kiosk.handle(.cameraBack))
+      capabilityChanged(.pass(.stillCamera, "\(found): streaming again"))
+      if capabilities.gate.role(of: .movieCamera) != .unused { capabilityChanged(CapabilityProbe.movieCamera(config)) }
     } catch {
       camera = nil
       try? retryTimer?.arm(after: 2_000_000_000)
     }
+  }
+
+  private func capabilityChanged(_ result: ProbeResult) {
+    for change in capabilities.update(result) { log(change.description) }
   }
 
   private func perform(_ actions: [Action]) {
@@ -241,13 +307,12 @@ public final class KioskService {
   }
 
   private func saveStill(_ frame: FrameInfo, pressedAt: Instant) {
-    guard let camera, let entry = ring.frame(frame) else {
+    guard let camera, let roll, let entry = ring.frame(frame) else {
       perform(kiosk.handle(.saveFailed(reason: "frame \(frame.sequence) no longer in the ring")))
       return
     }
     let format = camera.format
     let quality = config.capture.jpegQuality
-    let roll = roll
     let results = results
     writer.async {
       do {
