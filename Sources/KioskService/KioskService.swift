@@ -34,6 +34,8 @@ public final class KioskService {
   private var retryTimer: LoopTimer?
   private var cameraPath: String
   private var capabilities: CapabilityMonitor
+  /// A message that found a flip pending: it is drawn when that flip completes, never dropped like a preview frame.
+  private var messageWaiting = false
   private var framesSeen = 0
   private var damagedFrames = 0
 
@@ -157,7 +159,7 @@ public final class KioskService {
         }
       }
       if let display {
-        try loop.watch(display.descriptor) { [unowned display] _ in display.handleEvents() }
+        try loop.watch(display.descriptor) { [unowned self] _ in flipDone() }
       }
       retryTimer = try LoopTimer(loop: loop) { [unowned self] in retryCamera() }
       try startCamera()
@@ -340,20 +342,39 @@ public final class KioskService {
     }
   }
 
-  private func show(_ screen: Screen) {
+  private func flipDone() {
     guard let display else { return }
+    display.handleEvents()
+    if messageWaiting, !display.flipPending {
+      messageWaiting = false
+      if case .message = kiosk.screen { drawMessage() }
+    }
+  }
+
+  private func show(_ screen: Screen) {
+    guard display != nil else { return }
     switch screen {
     case .live:
-      break
+      messageWaiting = false
     case .message(let text):
       log("screen: \(text)")
-      // Words on screen arrive with the overlay; until then a message is a dark grey screen.
-      _ = try? display.present { target in
+      drawMessage()
+    }
+  }
+
+  private func drawMessage() {
+    guard let display else { return }
+    // Words on screen arrive with the overlay; until then a message is a dark grey screen.
+    do {
+      let drawn = try display.present { target in
         for row in 0..<target.height {
           (target.pixels.baseAddress! + row * target.stride).assumingMemoryBound(to: UInt32.self)
             .update(repeating: 0x0030_3030, count: target.width)
         }
       }
+      if !drawn { messageWaiting = true }
+    } catch {
+      log("display: \(error)")
     }
   }
 }

@@ -186,6 +186,45 @@ struct BoardDeviceTests {
     #expect(try Board.logs("service").contains("stopping"))
   }
 
+  /// vivid's disconnect control, then the module removed and loaded again: the camera goes and comes back.
+  @Test func aLostCameraIsAScreenStateAndComesBack() throws {
+    let (config, roll) = try Board.makeConfig(name: "reprobe")
+    let reload = "modprobe vivid n_devs=1 node_types=0x1 vid_cap_nr=0 && v4l2-ctl -d /dev/video0 -c osd_text_mode=2"
+    // Whatever happens here, the next test finds the camera the board booted with.
+    defer { _ = try? Board.run("lsmod | grep -q '^vivid ' || (\(reload))") }
+    try Board.spawn("reprobe", [Board.binary, "run", "--config", config])
+    defer { _ = try? Board.kill("reprobe") }
+    try Board.waitFor("the service to be ready") { try Board.logs("reprobe").contains("kioskcam: ready") }
+    try Board.waitFor("colour bars") { VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty }
+    try Board.click("shutter")
+    try Board.waitFor("IMG_0001.JPG") { try Board.logs("reprobe").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+
+    // The service closes the camera when it sees the disconnect, which lets the module go.
+    let removed = try Board.run(
+      "v4l2-ctl -d /dev/video0 -c disconnect=1 && for i in $(seq 50); do rmmod vivid 2>/dev/null && exit 0; sleep 0.1; done; exit 1")
+    try #require(removed.status == 0, "vivid removed: \(removed.stderr)")
+    try Board.waitFor("the camera-lost log line") { try Board.logs("reprobe").contains("kioskcam: camera lost: /dev/video0") }
+    try Board.waitFor("the Camera not available screen") { try Board.screendump().pixel(640, 400) == (48, 48, 48) }
+    let log = try Board.logs("reprobe")
+    #expect(log.contains("kioskcam: still-camera (required) lost: /dev/video0"))
+    #expect(log.contains("kioskcam: media types now: none"))
+    try Board.click("shutter")
+    try Board.waitFor("the refusal") { try Board.logs("reprobe").contains("shutter refused: camera not available") }
+
+    let loaded = try Board.run(reload)
+    try #require(loaded.status == 0, "vivid loaded: \(loaded.stderr)")
+    try Board.waitFor("the camera back") { try Board.logs("reprobe").contains("kioskcam: camera back") }
+    try Board.waitFor("colour bars again") {
+      VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty
+    }
+    #expect(try Board.logs("reprobe").contains("kioskcam: media types now: stills"))
+    try Board.click("shutter")
+    try Board.waitFor("IMG_0002.JPG") { try Board.logs("reprobe").contains("still DCIM/100KIOSK/IMG_0002.JPG") }
+    #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG", "DCIM/100KIOSK/IMG_0002.JPG"])
+    let stopped = try Board.kill("reprobe")
+    #expect(stopped.stdout.contains("exited 0"), "still running, then stopped cleanly: \(stopped.stdout)")
+  }
+
   @Test func aMissingCameraIsOneLineAndExit69() throws {
     let (config, _) = try Board.makeConfig(name: "nocamera") {
       $0.replacingOccurrences(of: "device = auto\nformat", with: "device = /dev/video7\nformat")
