@@ -97,8 +97,9 @@ public final class KioskService {
         probed.append(.fail(.display, "[display] device = none"))
       } else {
         do {
-          output = try KMSDisplay(device: config.display.device)
-          probed.append(CapabilityProbe.opened(.success(output!)))
+          let card = try KMSDisplay(device: config.display.device)
+          output = card
+          probed.append(CapabilityProbe.opened(.success(card)))
         } catch {
           probed.append(CapabilityProbe.opened(.failure(error)))
         }
