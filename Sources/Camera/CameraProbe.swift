@@ -22,6 +22,8 @@ public struct CameraFormatInfo: Encodable, Sendable, Equatable {
   public let description: String
   /// Made by libv4l2's converter from another format, not by the hardware.
   public let emulated: Bool
+  /// The driver takes any size between the two in `sizes` (stepwise or continuous), not only those listed.
+  public let stepwiseSizes: Bool
   public let sizes: [FrameSizeInfo]
 }
 
@@ -68,18 +70,19 @@ public enum CameraProbe {
     var description = v4l2_fmtdesc()
     description.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
     while try device.enumerate("VIDIOC_ENUM_FMT", CV4L2_VIDIOC_ENUM_FMT(), &description) {
+      let (sizes, stepwise) = try sizes(of: device, format: description.pixelformat)
       result.append(
         CameraFormatInfo(
           fourcc: fourccString(description.pixelformat), description: cString(description.description),
-          emulated: description.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0,
-          sizes: try sizes(of: device, format: description.pixelformat)))
+          emulated: description.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0, stepwiseSizes: stepwise, sizes: sizes))
       description.index += 1
     }
     return result
   }
 
-  static func sizes(of device: V4L2Device, format: UInt32) throws(CameraError) -> [FrameSizeInfo] {
+  static func sizes(of device: V4L2Device, format: UInt32) throws(CameraError) -> ([FrameSizeInfo], stepwise: Bool) {
     var result: [FrameSizeInfo] = []
+    var stepwise = false
     var size = v4l2_frmsizeenum()
     size.pixel_format = format
     while try device.enumerate("VIDIOC_ENUM_FRAMESIZES", CV4L2_VIDIOC_ENUM_FRAMESIZES(), &size) {
@@ -92,6 +95,7 @@ public enum CameraProbe {
             frameRates: try rates(of: device, format: format, width: width, height: height)))
       } else {
         // Stepwise and continuous ranges: report the two ends, which is what a still or preview picks from.
+        stepwise = true
         let wise = size.stepwise
         for (width, height) in [(wise.min_width, wise.min_height), (wise.max_width, wise.max_height)] {
           result.append(
@@ -103,7 +107,7 @@ public enum CameraProbe {
       }
       size.index += 1
     }
-    return result
+    return (result, stepwise)
   }
 
   static func rates(of device: V4L2Device, format: UInt32, width: Int, height: Int) throws(CameraError)

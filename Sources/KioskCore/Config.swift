@@ -31,6 +31,8 @@ public struct Config: Sendable, Equatable {
   public struct Display: Sendable, Equatable {
     /// `auto` (the first card with a connected connector), `none` (headless), or a card path.
     public var device = "auto"
+    /// How long the reasons stay on screen before the service exits for a missing required capability.
+    public var missingMessage = Duration.seconds(10)
   }
   public struct Buttons: Sendable, Equatable {
     /// `auto` (the first chip that has the configured lines), a chip name, path or label.
@@ -81,11 +83,23 @@ public struct Config: Sendable, Equatable {
   public struct Movie: Sendable, Equatable {
     /// A recording stops by itself after this long.
     public var maximumDuration = Duration.seconds(600)
+    /// What the camera must stream for `movie-camera` to pass.
+    public var size = Size(width: 640, height: 360)
+    public var frameRate = 25
   }
   public struct Roll: Sendable, Equatable {
     public var path = "/var/lib/kioskcam/roll"
     /// The five characters after the folder number: `100KIOSK`.
     public var folderSuffix = "KIOSK"
+    /// Free space the roll must keep; below it, `camera-roll` fails.
+    public var reserveMegabytes = 64
+    public var mount = RollMount.separate
+  }
+  public struct Capabilities: Sendable, Equatable {
+    public static let defaultRequired: [Capability] = [.stillCamera, .shutterButton, .cameraRoll]
+    public var required = defaultRequired
+    /// By default every capability that is not required.
+    public var optional = Capability.allCases.filter { !defaultRequired.contains($0) }
   }
 
   public struct Control: Sendable, Equatable {
@@ -103,6 +117,7 @@ public struct Config: Sendable, Equatable {
   public var movie = Movie()
   public var roll = Roll()
   public var control = Control()
+  public var capabilities = Capabilities()
 
   public init() {}
 }
@@ -112,18 +127,20 @@ extension Config {
 
   /// Parses and validates a whole file; on failure, every problem found, in file order.
   public static func parse(_ bytes: [UInt8], file: String) -> Result<Config, ConfigProblems> {
-    let (entries, syntaxProblems) = IniFile.parse(bytes, file: file)
+    let (entries, sections, syntaxProblems) = IniFile.parse(bytes, file: file)
     var problems = syntaxProblems
+    // An unknown section is reported once, at its header; its keys would only repeat the news.
+    for section in sections where schema[section.name] == nil {
+      let known = schema.keys.sorted().joined(separator: ", ")
+      problems.append(ConfigProblem(file: file, line: section.line, message: "unknown section [\(section.name)] (known: \(known))"))
+    }
     var config = Config()
     var seen: [String: Int] = [:]
     for entry in entries {
       func problem(_ message: String) {
         problems.append(ConfigProblem(file: file, line: entry.line, message: message))
       }
-      guard let keys = schema[entry.section] else {
-        problem("unknown section [\(entry.section)]")
-        continue
-      }
+      guard let keys = schema[entry.section] else { continue }
       guard let apply = keys[entry.key] else {
         let known = keys.keys.sorted().joined(separator: ", ")
         problem("unknown key '\(entry.key)' in [\(entry.section)] (known: \(known))")
@@ -137,7 +154,11 @@ extension Config {
       seen[qualified] = entry.line
       if let message = apply(&config, entry.value) { problem("\(entry.section).\(entry.key): \(message)") }
     }
-    problems.sort { $0.line < $1.line }
+    problems += reconcileCapabilities(&config, required: seen["capabilities.required"],
+      optional: seen["capabilities.optional"], file: file)
+    // Stable: two problems on one line keep the order in which they were found.
+    problems = problems.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }
+      .map(\.element)
     return problems.isEmpty ? .success(config) : .failure(ConfigProblems(problems: problems))
   }
 
@@ -147,20 +168,26 @@ extension Config {
       "device": { config, value in setPath(&config.camera.device, value, keywords: ["auto"]) },
       "format": { config, value in
         guard let format = PixelFormat(rawValue: value.lowercased()) else {
-          return "expected one of \(PixelFormat.allCases.map(\.rawValue).joined(separator: ", ")), got '\(value)'"
+          return "expected one of \(PixelFormat.allCases.map(\.rawValue).joined(separator: ", ")), got \(value.quotedForMessage)"
         }
         config.camera.format = format
         return nil
       },
       "size": { config, value in
-        guard let size = Size(parsing: value) else { return "expected WIDTHxHEIGHT such as 640x360, got '\(value)'" }
+        guard let size = Size(parsing: value) else { return "expected WIDTHxHEIGHT such as 640x360, got \(value.quotedForMessage)" }
         config.camera.size = size
         return nil
       },
       "frame-rate": { config, value in setInteger(&config.camera.frameRate, value, in: 1...240) },
     ],
     "display": [
-      "device": { config, value in setPath(&config.display.device, value, keywords: ["auto", "none"]) }
+      "device": { config, value in setPath(&config.display.device, value, keywords: ["auto", "none"]) },
+      "missing-message-seconds": { config, value in
+        var seconds = 0
+        if let message = setInteger(&seconds, value, in: 0...600) { return message }
+        config.display.missingMessage = .seconds(seconds)
+        return nil
+      },
     ],
     "buttons": [
       "chip": { config, value in
@@ -177,7 +204,7 @@ extension Config {
       "active-low": { config, value in setBoolean(&config.buttons.activeLow, value) },
       "bias": { config, value in
         guard let bias = Bias(rawValue: value) else {
-          return "expected one of \(Bias.allCases.map(\.rawValue).joined(separator: ", ")), got '\(value)'"
+          return "expected one of \(Bias.allCases.map(\.rawValue).joined(separator: ", ")), got \(value.quotedForMessage)"
         }
         config.buttons.bias = bias
         return nil
@@ -198,7 +225,13 @@ extension Config {
     "movie": [
       "maximum-duration-s": { config, value in
         setDuration(&config.movie.maximumDuration, value, unit: .seconds(1), in: 1...86_400)
-      }
+      },
+      "size": { config, value in
+        guard let size = Size(parsing: value) else { return "expected WIDTHxHEIGHT such as 640x360, got \(value.quotedForMessage)" }
+        config.movie.size = size
+        return nil
+      },
+      "frame-rate": { config, value in setInteger(&config.movie.frameRate, value, in: 1...240) },
     ],
     "capture": [
       "jpeg-quality": { config, value in setInteger(&config.capture.jpegQuality, value, in: 1...100) },
@@ -219,12 +252,49 @@ extension Config {
       "folder-suffix": { config, value in
         let valid = value.utf8.count == 5
           && value.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || $0 == 0x5F }
-        guard valid else { return "expected 5 characters of A-Z, 0-9 or _ (DCF), got '\(value)'" }
+        guard valid else { return "expected 5 characters of A-Z, 0-9 or _ (DCF), got \(value.quotedForMessage)" }
         config.roll.folderSuffix = value
         return nil
       },
+      "reserve-mb": { config, value in setInteger(&config.roll.reserveMegabytes, value, in: 0...16_777_216) },
+      "mount": { config, value in
+        guard let mount = RollMount(parsing: value) else {
+          return "expected any, separate, mount-point, label:NAME or uuid:UUID, got \(value.quotedForMessage)"
+        }
+        config.roll.mount = mount
+        return nil
+      },
+    ],
+    "capabilities": [
+      "required": { config, value in setCapabilities(&config.capabilities.required, value) },
+      "optional": { config, value in setCapabilities(&config.capabilities.optional, value) },
     ],
   ]
+
+  /// A capability named in one list leaves the other's default; named in both lists, it is an error on the later line.
+  private static func reconcileCapabilities(
+    _ config: inout Config, required: Int?, optional: Int?, file: String
+  ) -> [ConfigProblem] {
+    switch (required, optional) {
+    case (nil, nil):
+      return []
+    case (.some, nil):
+      config.capabilities.optional = Capability.allCases.filter { !config.capabilities.required.contains($0) }
+      return []
+    case (nil, .some):
+      config.capabilities.required.removeAll { config.capabilities.optional.contains($0) }
+      return []
+    case (.some(let requiredLine), .some(let optionalLine)):
+      let both = config.capabilities.required.filter { config.capabilities.optional.contains($0) }
+      guard !both.isEmpty else { return [] }
+      let names = both.map { "'\($0)'" }.joined(separator: ", ")
+      let message =
+        optionalLine > requiredLine
+        ? "capabilities.optional: \(names) also required (line \(requiredLine)); a capability is one or the other"
+        : "capabilities.required: \(names) also optional (line \(optionalLine)); a capability is one or the other"
+      return [ConfigProblem(file: file, line: max(requiredLine, optionalLine), message: message)]
+    }
+  }
 }
 
 /// Every problem found in one configuration file.
@@ -266,6 +336,25 @@ private func setPath(_ target: inout String, _ value: String, keywords: [String]
   }
   let choices = (keywords + ["an absolute path"]).joined(separator: ", ")
   return "expected \(choices), got \(value.quotedForMessage)"
+}
+
+private func setCapabilities(_ target: inout [Capability], _ value: String) -> String? {
+  if value == "none" {
+    target = []
+    return nil
+  }
+  let names = value.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" })
+  guard !names.isEmpty else { return "expected capability names separated by commas, or none" }
+  var list: [Capability] = []
+  for name in names {
+    guard let capability = Capability(rawValue: String(name)) else {
+      return "unknown capability \(name.quotedForMessage) (known: \(Capability.known))"
+    }
+    guard !list.contains(capability) else { return "'\(capability)' listed twice" }
+    list.append(capability)
+  }
+  target = list
+  return nil
 }
 
 private func setLine(_ target: inout LineReference?, _ value: String) -> String? {

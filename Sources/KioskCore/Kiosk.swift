@@ -114,8 +114,8 @@ public struct Kiosk: Sendable {
       actions += [.log("movie failed: \(reason)")]
       message = ("Save failed", time + settings.messageTime)
     case .available(let modes, let time):
-      available = modes.union([.still])
-      if !available.contains(mode) { actions += switchMode(to: .still, at: time) }
+      available = modes
+      if !available.contains(mode), available.contains(.still) { actions += switchMode(to: .still, at: time) }
     case .cameraLost(let reason, let time):
       cameraAvailable = false
       recentFrames.removeAll()
@@ -169,6 +169,7 @@ public struct Kiosk: Sendable {
       return [.log("countdown cancelled")]
     case (.still, .idle):
       guard cameraAvailable else { return refuse("camera not available") }
+      guard available.contains(.still) else { return refuse("stills are not available (no camera roll)") }
       guard savesInFlight < Self.maximumSavesInFlight else {
         return refuse("\(savesInFlight) stills still being saved")
       }
@@ -313,7 +314,8 @@ public struct Kiosk: Sendable {
     if case .recording = activity { recording = true } else { recording = false }
     let wanted: [Output: Bool] = [
       .tally: recording,
-      .ready: cameraAvailable && mode != .review && activity == .idle && savesInFlight < Self.maximumSavesInFlight,
+      .ready: cameraAvailable && available.contains(mode) && mode != .review && activity == .idle
+        && savesInFlight < Self.maximumSavesInFlight,
     ]
     for output in [Output.tally, .ready] where lights[output] != wanted[output] {
       lights[output] = wanted[output]

@@ -37,10 +37,8 @@ public enum Commands {
       let json = options.flag("--json")
       let path = try options.value("--config")
       try options.finish()
-      // The roll path comes from the configuration when there is one to read.
-      var rollPath = Config().roll.path
-      if let path { rollPath = try ConfigLoader.load(path).roll.path }
-      let report = ProbeReport(rollPath: rollPath)
+      // Without --config, the verdicts are those of the shipped defaults.
+      let report = ProbeReport(config: try path.map { (path) throws(ServiceError) in try ConfigLoader.load(path) } ?? Config())
       if json {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

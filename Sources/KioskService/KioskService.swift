@@ -25,8 +25,11 @@ public final class KioskService {
   private var camera: CameraStream?
   private var display: KMSDisplay?
   private var scaler: PreviewScaler?
-  private let buttons: ButtonLines
-  private let roll: CameraRoll
+  /// The shutter and mode lines, each requested on its own so that a missing optional one leaves the others.
+  private let buttons: [ButtonLines]
+  /// The optional roles (cancel, camera, zoom) and the lamps, best effort.
+  private let extras: ButtonLines?
+  private let roll: CameraRoll?
   private let results: Mailbox<WorkerResult>
   private let writer = DispatchQueue(label: "kioskcam.still-writer")
   private var ring = FrameRing(capacity: Kiosk.recentFrameCount)
@@ -35,6 +38,9 @@ public final class KioskService {
   private var kioskTimer: LoopTimer?
   private var control: ControlServer?
   private var cameraPath: String
+  private var capabilities: CapabilityMonitor
+  /// A message that found a flip pending: it is drawn when that flip completes, never dropped like a preview frame.
+  private var messageWaiting = false
   private var statistics = Statistics()
 
   /// Counters for `kioskcam status`, since the service started.
@@ -47,7 +53,7 @@ public final class KioskService {
     var lastShutterLag: Duration?
   }
 
-  /// Opens every device the configuration names; what is required and missing stops it here, with reasons.
+  /// Probes and opens what the configuration wants; a missing required capability stops it here, one line each.
   public init(config: Config) throws(ServiceError) {
     self.config = config
     kiosk = Kiosk(
@@ -61,59 +67,111 @@ public final class KioskService {
       throw .io(error.description)
     }
 
-    var missing: [String] = []
-    cameraPath = config.camera.device
-    if cameraPath == "auto" {
-      if let first = CameraProbe.list().first(where: \.streaming) {
-        cameraPath = first.path
-      } else {
-        missing.append("camera: no V4L2 capture device that can stream (probed /dev/video*)")
-      }
-    }
+    let gate = CapabilityGate(config.capabilities)
+    var probed: [ProbeResult] = []
+    func wanted(_ capability: Capability) -> Bool { gate.role(of: capability) != .unused }
+
+    if wanted(.movieCamera) { probed.append(CapabilityProbe.movieCamera(config)) }
     var opened: CameraStream?
-    if missing.isEmpty {
-      do {
-        opened = try Self.openCamera(cameraPath, config.camera)
-      } catch {
-        missing.append("camera: \(error)")
+    cameraPath = config.camera.device
+    if wanted(.stillCamera) {
+      var (result, found) = CapabilityProbe.stillCamera(config)
+      if let found {
+        cameraPath = found.path
+        do {
+          opened = try Self.openCamera(found.path, config.camera)
+        } catch {
+          result = .fail(.stillCamera, "\(error)")
+        }
       }
+      probed.append(result)
     }
 
-    var requested: ButtonLines?
-    if config.buttons.shutter == nil {
-      missing.append("shutter button: [buttons] shutter is none")
-    } else {
-      do {
-        requested = try ButtonLines(
-          chip: config.buttons.chip, lines: config.buttons.lines,
-          wiring: ButtonWiring(activeLow: config.buttons.activeLow, bias: config.buttons.bias),
-          outputs: config.outputs.lines, outputsActiveLow: config.outputs.activeLow)
-      } catch {
-        missing.append("buttons: \(error)")
-      }
+    var lines: [ButtonLines] = []
+    for (role, capability) in [(ButtonRole.shutter, Capability.shutterButton), (.mode, .modeButton)]
+    where wanted(capability) {
+      let (result, requested) = CapabilityProbe.button(role, config)
+      probed.append(result)
+      if let requested { lines.append(requested) }
     }
 
     var publishedRoll: CameraRoll?
-    do {
-      publishedRoll = try CameraRoll(root: config.roll.path, suffix: config.roll.folderSuffix)
-    } catch {
-      missing.append("camera roll: \(error)")
+    if wanted(.cameraRoll) {
+      var result = CapabilityProbe.cameraRoll(config)
+      if result.passed {
+        do {
+          publishedRoll = try CameraRoll(root: config.roll.path, suffix: config.roll.folderSuffix)
+        } catch {
+          result = .fail(.cameraRoll, "\(error)")
+        }
+      }
+      probed.append(result)
     }
 
-    guard missing.isEmpty, let requested, let publishedRoll else { throw .unavailable(missing) }
-    camera = opened
-    buttons = requested
-    roll = publishedRoll
-
-    if config.display.device != "none" {
-      do {
-        let output = try KMSDisplay(device: config.display.device)
-        display = output
-        log("display \(output.path) \(output.connectorName) \(output.width)x\(output.height)")
-      } catch {
-        // Without a display the kiosk still takes pictures: the preview is off, and the log says why, once.
-        log("display off: \(error)")
+    var output: KMSDisplay?
+    if wanted(.display) {
+      if config.display.device == "none" {
+        probed.append(.fail(.display, "[display] device = none"))
+      } else {
+        do {
+          let card = try KMSDisplay(device: config.display.device)
+          output = card
+          probed.append(CapabilityProbe.opened(.success(card)))
+        } catch {
+          probed.append(CapabilityProbe.opened(.failure(error)))
+        }
       }
+    }
+
+    capabilities = CapabilityMonitor(gate: gate, results: probed)
+    let verdict = capabilities.verdict
+    guard verdict.canRun else {
+      if let output { Self.showUntilExit(output, for: config.display.missingMessage) }
+      throw .unavailable(verdict.fatal)
+    }
+    camera = opened
+    buttons = lines
+    roll = publishedRoll
+    display = output
+    extras = Self.requestExtras(config)
+    // Each optional capability that is missing is said once, here; the feature stays off.
+    for missing in verdict.disabled { log("\(missing.capability) off (optional): \(missing.evidence)") }
+    let types = verdict.mediaTypes.map(\.rawValue).joined(separator: ", ")
+    log("media types: \(types.isEmpty ? "none" : types)")
+    if let output { log("display \(output.path) \(output.connectorName) \(output.width)x\(output.height)") }
+  }
+
+  /// The reasons stay in the log and on standard error; the screen shows that something is wrong for as long
+  /// as configured, so a person at the kiosk is not left with a frozen picture.
+  private static func showUntilExit(_ display: KMSDisplay, for duration: Duration) {
+    guard duration > .zero else { return }
+    // Words on screen arrive with the overlay; until then a message is a dark red screen.
+    _ = try? display.present { target in
+      for row in 0..<target.height {
+        (target.pixels.baseAddress! + row * target.stride).assumingMemoryBound(to: UInt32.self)
+          .update(repeating: 0x0050_1010, count: target.width)
+      }
+    }
+    let (seconds, attoseconds) = duration.components
+    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
+  }
+
+  /// The optional buttons and the lamps: not capabilities of their own, so a missing one is logged and off.
+  private static func requestExtras(_ config: Config) -> ButtonLines? {
+    let roles = config.buttons.lines.filter { $0.0 != .shutter && $0.0 != .mode }
+    let outputs = config.outputs.lines
+    guard !roles.isEmpty || !outputs.isEmpty else { return nil }
+    do {
+      return try ButtonLines(
+        chip: config.buttons.chip, lines: roles,
+        wiring: ButtonWiring(activeLow: config.buttons.activeLow, bias: config.buttons.bias),
+        outputs: outputs, outputsActiveLow: config.outputs.activeLow)
+    } catch {
+      let names = (roles.map(\.0.rawValue) + outputs.map(\.0.rawValue)).joined(separator: ", ")
+      log("\(names) off: \(error)")
+      return nil
     }
   }
 
@@ -125,13 +183,11 @@ public final class KioskService {
         loop.stop()
       }
       try results.attach(to: loop) { [unowned self] result in received(result) }
-      try buttons.attach(to: loop) { [unowned self] edge in handle(.edge(edge.role, edge.edge, at: edge.time)) }
+      for lines in allLines {
+        try lines.attach(to: loop) { [unowned self] edge in handle(.edge(edge.role, edge.edge, at: edge.time)) }
+      }
       if let display {
-        try loop.watch(display.descriptor) { [unowned self, unowned display] _ in
-          let before = display.flipsCompleted
-          display.handleEvents()
-          statistics.previewFramesShown += display.flipsCompleted - before
-        }
+        try loop.watch(display.descriptor) { [unowned self] _ in flipDone() }
       }
       retryTimer = try LoopTimer(loop: loop) { [unowned self] in retryCamera() }
       kioskTimer = try LoopTimer(loop: loop) { [unowned self] in handle(.tick(now())) }
@@ -139,11 +195,17 @@ public final class KioskService {
         [unowned self] request in answer(request)
       }
       try startCamera()
-      log("buttons: \(buttons.descriptions.joined(separator: "; "))")
-      log("roll \(roll.root), next \(roll.next.map { "\($0.folderName(suffix: roll.suffix))/\($0.fileName(.still))" } ?? "none")")
+      if camera == nil, capabilities.gate.role(of: .stillCamera) == .optional {
+        // Optional and missing at start: the same screen and retries as a camera lost later, logged once above.
+        handle(.cameraLost(reason: "not found at start", at: now()))
+        try? retryTimer?.arm(after: 2_000_000_000)
+      }
+      log("buttons: \(allLines.flatMap(\.descriptions).joined(separator: "; "))")
+      if let roll {
+        log("roll \(roll.root), next \(roll.next.map { "\($0.folderName(suffix: roll.suffix))/\($0.fileName(.still))" } ?? "none")")
+      }
       log("control socket \(config.control.socket)")
-      // Movies and review mode come with their recorder and browser; until then only stills are offered.
-      handle(.available([.still], at: now()))
+      handle(.available(availableModes(), at: now()))
       log("ready")
       try loop.run()
     } catch {
@@ -155,10 +217,18 @@ public final class KioskService {
 
   private func now() -> Instant { Instant(nanoseconds: monotonicNanoseconds()) }
 
+  private var allLines: [ButtonLines] { buttons + (extras.map { [$0] } ?? []) }
+
+  /// The modes the gate's media types allow. Movies and review mode also need their recorder and browser,
+  /// which this build does not have yet, so only stills are ever offered.
+  private func availableModes() -> Set<KioskMode> {
+    capabilities.verdict.mediaTypes.contains(.stills) ? [.still] : []
+  }
+
   /// Every event goes through here: the kiosk decides, the service carries it out, the timer follows.
   private func handle(_ event: Event) {
     // Edges the kernel already has come first, in their own order, so the clock never overtakes them.
-    if case .edge = event {} else { buttons.drainPending() }
+    if case .edge = event {} else { for lines in allLines { lines.drainPending() } }
     perform(kiosk.handle(event))
     if let deadline = kiosk.nextDeadline {
       try? kioskTimer?.arm(after: max(1, deadline.nanoseconds - monotonicNanoseconds()))
@@ -254,19 +324,39 @@ public final class KioskService {
     camera = nil
     ring.removeAll()
     handle(.cameraLost(reason: reason, at: now()))
+    capabilityChanged(.fail(.stillCamera, reason))
+    if capabilities.gate.role(of: .movieCamera) != .unused { capabilityChanged(.fail(.movieCamera, reason)) }
     // Every old descriptor must be closed before the device can be opened again (vivid, uvcvideo).
     try? retryTimer?.arm(after: 2_000_000_000)
   }
 
+  /// Re-probes the camera; `auto` looks again at every capture device, since a camera may come back as another node.
   private func retryCamera() {
+    var found = cameraPath
+    if config.camera.device == "auto" {
+      guard let info = CapabilityProbe.stillCamera(config).camera else {
+        try? retryTimer?.arm(after: 2_000_000_000)
+        return
+      }
+      found = info.path
+    }
     do {
-      camera = try Self.openCamera(cameraPath, config.camera)
+      camera = try Self.openCamera(found, config.camera)
+      cameraPath = found
       try startCamera()
+      guard camera != nil else { return }
+      capabilityChanged(.pass(.stillCamera, "\(found): streaming again"))
+      if capabilities.gate.role(of: .movieCamera) != .unused { capabilityChanged(CapabilityProbe.movieCamera(config)) }
       handle(.cameraBack(at: now()))
     } catch {
       camera = nil
       try? retryTimer?.arm(after: 2_000_000_000)
     }
+  }
+
+  private func capabilityChanged(_ result: ProbeResult) {
+    for change in capabilities.update(result) { log(change.description) }
+    handle(.available(availableModes(), at: now()))
   }
 
   private func perform(_ actions: [Action]) {
@@ -276,7 +366,7 @@ public final class KioskService {
         saveStill(frame, pressedAt: pressedAt)
       case .discardStill(let name):
         do {
-          try roll.discard(name)
+          try roll?.discard(name)
         } catch {
           log("retake: \(error)")
         }
@@ -286,7 +376,7 @@ public final class KioskService {
       case .show(let screen):
         show(screen)
       case .light(let output, let on):
-        buttons.set(output, on)
+        extras?.set(output, on)
       case .log(let message):
         log(message)
       }
@@ -294,13 +384,12 @@ public final class KioskService {
   }
 
   private func saveStill(_ frame: FrameInfo, pressedAt: Instant) {
-    guard let camera, let entry = ring.frame(frame) else {
+    guard let camera, let roll, let entry = ring.frame(frame) else {
       handle(.saveFailed(reason: "frame \(frame.sequence) no longer in the ring", at: now()))
       return
     }
     let format = camera.format
     let quality = config.capture.jpegQuality
-    let roll = roll
     let results = results
     writer.async {
       do {
@@ -331,15 +420,40 @@ public final class KioskService {
     }
   }
 
+  private func flipDone() {
+    guard let display else { return }
+    let before = display.flipsCompleted
+    display.handleEvents()
+    statistics.previewFramesShown += display.flipsCompleted - before
+    if messageWaiting, !display.flipPending {
+      messageWaiting = false
+      if !showsPreview(kiosk.screen) { drawMessage() }
+    }
+  }
+
   private func show(_ screen: Screen) {
     log("screen: \(describe(screen))")
-    guard let display, !showsPreview(screen) else { return }
+    guard display != nil else { return }
+    if showsPreview(screen) {
+      messageWaiting = false
+    } else {
+      drawMessage()
+    }
+  }
+
+  private func drawMessage() {
+    guard let display else { return }
     // Words on screen arrive with the overlay; until then a message or the browser is a dark grey screen.
-    _ = try? display.present { target in
-      for row in 0..<target.height {
-        (target.pixels.baseAddress! + row * target.stride).assumingMemoryBound(to: UInt32.self)
-          .update(repeating: 0x0030_3030, count: target.width)
+    do {
+      let drawn = try display.present { target in
+        for row in 0..<target.height {
+          (target.pixels.baseAddress! + row * target.stride).assumingMemoryBound(to: UInt32.self)
+            .update(repeating: 0x0030_3030, count: target.width)
+        }
       }
+      if !drawn { messageWaiting = true }
+    } catch {
+      log("display: \(error)")
     }
   }
 
@@ -355,7 +469,7 @@ public final class KioskService {
       let refusedBefore = kiosk.refusedPresses
       handle(.remote(request, at: now()))
       if case .mode(let wanted) = request, kiosk.mode != wanted {
-        return "error: mode \(wanted.rawValue) is not available (available: \(availableModes))"
+        return "error: mode \(wanted.rawValue) is not available (available: \(offeredModes))"
       }
       if case .shutter = request, kiosk.refusedPresses > refusedBefore {
         return "error: shutter refused (see the log)"
@@ -364,8 +478,9 @@ public final class KioskService {
     }
   }
 
-  private var availableModes: String {
-    KioskMode.allCases.filter { kiosk.available.contains($0) }.map(\.rawValue).joined(separator: ", ")
+  private var offeredModes: String {
+    let modes = KioskMode.allCases.filter { kiosk.available.contains($0) }.map(\.rawValue)
+    return modes.isEmpty ? "none" : modes.joined(separator: ", ")
   }
 
   private var status: ServiceStatus {

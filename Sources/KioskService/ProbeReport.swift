@@ -4,18 +4,43 @@ import CameraRoll
 import Display
 import KioskCore
 
-/// What `kioskcam probe` found: every device the kiosk could use, and the roll's storage.
+/// One capability's verdict in the probe report.
+public struct CapabilityReport: Encodable, Sendable, Equatable {
+  public let name: String
+  /// `required`, `optional` or `unused`, from the configuration.
+  public let role: String
+  public let passed: Bool
+  public let evidence: String
+}
+
+/// What `kioskcam probe` found: every device the kiosk could use, the roll's storage, and what follows from them
+/// for the configuration: each capability's verdict, the media types, and what would stop `kioskcam run`.
 public struct ProbeReport: Encodable, Sendable {
   public let cameras: [CameraInfo]
   public let displays: [DisplayCardInfo]
   public let gpioChips: [GPIOChipInfo]
   public let storage: StorageInfo
+  public let capabilities: [CapabilityReport]
+  public let mediaTypes: [String]
+  /// One line per missing required capability: what `kioskcam run` would exit 69 with.
+  public let missingRequired: [String]
 
-  public init(rollPath: String) {
+  public init(config: Config) {
     cameras = CameraProbe.list()
     displays = DisplayProbe.list()
+    // Listed before the capability probes request button lines, so the listing shows who else holds them.
     gpioChips = GPIOProbe.list()
-    storage = StorageInfo(path: rollPath)
+    storage = StorageInfo(path: config.roll.path)
+    let gate = CapabilityGate(config.capabilities)
+    let results = CapabilityProbe.all(config)
+    capabilities = results.map {
+      CapabilityReport(
+        name: $0.capability.rawValue, role: gate.role(of: $0.capability).rawValue, passed: $0.passed,
+        evidence: $0.evidence)
+    }
+    let verdict = gate.evaluate(results)
+    mediaTypes = verdict.mediaTypes.map(\.rawValue)
+    missingRequired = verdict.fatal
   }
 
   /// The report for people: one block a device, sizes and rates in the forms V4L2 tools print.
@@ -54,6 +79,13 @@ public struct ProbeReport: Encodable, Sendable {
     lines.append("Storage:")
     let space = storage.availableBytes.map { "\($0 / 1_048_576) MiB free of \((storage.totalBytes ?? 0) / 1_048_576) MiB" } ?? "no file system"
     lines.append("  \(storage.path): \(storage.exists ? "exists" : "missing"), \(storage.writable ? "writable" : "not writable"), \(space)")
+    lines.append("Capabilities:")
+    if capabilities.isEmpty { lines.append("  none wanted") }
+    for capability in capabilities {
+      lines.append("  \(capability.name) (\(capability.role)): \(capability.passed ? "ok" : "MISSING"): \(capability.evidence)")
+    }
+    lines.append("Media types: \(mediaTypes.isEmpty ? "none" : mediaTypes.joined(separator: ", "))")
+    if !missingRequired.isEmpty { lines.append("kioskcam run would stop: a required capability is missing") }
     return lines.joined(separator: "\n")
   }
 }

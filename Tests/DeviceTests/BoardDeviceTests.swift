@@ -47,6 +47,81 @@ struct BoardDeviceTests {
     #expect(report.storage.exists && report.storage.writable)
     #expect((report.storage.availableBytes ?? 0) > 0)
     #expect((report.storage.totalBytes ?? 0) >= (report.storage.availableBytes ?? 0))
+
+    // The board's configuration wants five capabilities (movie-camera is in neither list); it has them all.
+    let verdicts = Dictionary(uniqueKeysWithValues: report.capabilities.map { ($0.name, $0) })
+    #expect(report.capabilities.map(\.name) == ["still-camera", "display", "shutter-button", "mode-button", "camera-roll"])
+    #expect(report.capabilities.map(\.role) == ["required", "optional", "required", "optional", "required"])
+    #expect(report.capabilities.allSatisfy { $0.passed }, "\(report.capabilities)")
+    #expect(verdicts["still-camera"]?.evidence == "/dev/video0 (vivid): capture, streaming, YUYV 640x360")
+    #expect(verdicts["display"]?.evidence == "/dev/dri/card0 (bochs-drm): Virtual-1 connected, 1280x800")
+    #expect(verdicts["shutter-button"]?.evidence.contains("line 'shutter' on gpiochip0 'kioskcam-gpio'") == true)
+    #expect(verdicts["mode-button"]?.evidence.contains("line 'mode' on gpiochip0 'kioskcam-gpio'") == true)
+    #expect(verdicts["camera-roll"]?.evidence.hasPrefix("\(roll): writable, on its own file system, ") == true)
+    #expect(report.mediaTypes == ["stills"])
+    #expect(report.missingRequired == [])
+    // Probing requested the button lines and gave them back.
+    let info = try Board.run("gpioinfo kioskcam-gpio").stdout
+    #expect(!info.contains("kioskcam"), "no line left held: \(info)")
+  }
+
+  @Test func probeNamesWhatTheBoardLacks() throws {
+    let (config, _) = try Board.makeConfig(name: "probe-lacking") {
+      $0.replacingOccurrences(of: "required = still-camera, shutter-button, camera-roll", with: "required = still-camera, shutter-button, camera-roll, movie-camera")
+        .replacingOccurrences(of: "mode = mode", with: "mode = nonexistent") + "[movie]\nsize = 1920x1080\nframe-rate = 25\n"
+    }
+    let result = try Board.run("\(Board.binary) probe --json --config \(config)")
+    #expect(result.status == 0, "\(result.stderr)")
+    let report = try JSONDecoder().decode(ProbeJSON.self, from: Data(result.stdout.utf8))
+    let failed = report.capabilities.filter { !$0.passed }.map { "\($0.name) (\($0.role)): \($0.evidence)" }
+    #expect(
+      failed == [
+        "movie-camera (required): /dev/video0 (vivid): YUYV 1920x1080 at most 5 fps advertised, 25 fps wanted",
+        "mode-button (optional): mode button (line 'nonexistent' on gpiochip0 'kioskcam-gpio'): no such line",
+      ])
+    #expect(report.missingRequired == [
+      "movie-camera (required): /dev/video0 (vivid): YUYV 1920x1080 at most 5 fps advertised, 25 fps wanted"
+    ])
+    #expect(report.mediaTypes == ["stills"])
+  }
+
+  @Test func aRequiredCapabilityTheBoardLacksIsOneLineAndExit69() throws {
+    let (config, _) = try Board.makeConfig(name: "nomovie") {
+      $0.replacingOccurrences(of: "required = still-camera, shutter-button, camera-roll", with: "required = still-camera, shutter-button, camera-roll, movie-camera")
+        + "[movie]\nsize = 1920x1080\nframe-rate = 25\n"
+    }
+    let result = try Board.run("\(Board.binary) run --config \(config)")
+    #expect(result.status == 69)
+    #expect(
+      result.stderr
+        == "kioskcam: movie-camera (required): /dev/video0 (vivid): YUYV 1920x1080 at most 5 fps advertised, 25 fps wanted\n")
+  }
+
+  @Test func aRollOnTheRootFileSystemIsRefused() throws {
+    let (config, roll) = try Board.makeConfig(name: "rootroll")
+    let edited = try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "path = \(roll)", with: "path = /mnt")
+    try edited.write(toFile: config, atomically: true, encoding: .utf8)
+    let result = try Board.run("\(Board.binary) run --config \(config)")
+    #expect(result.status == 69)
+    #expect(
+      result.stderr
+        == "kioskcam: camera-roll (required): /mnt: on the root file system, expected a separate one (storage not mounted?)\n")
+  }
+
+  @Test func aMissingOptionalModeButtonIsLoggedOnceAndStillsAreTaken() throws {
+    let (config, roll) = try Board.makeConfig(name: "nomode") {
+      $0.replacingOccurrences(of: "mode = mode", with: "mode = nonexistent")
+    }
+    try Board.spawn("nomode", [Board.binary, "run", "--config", config])
+    defer { _ = try? Board.kill("nomode") }
+    try Board.waitFor("the service to be ready") { try Board.logs("nomode").contains("kioskcam: ready") }
+    let log = try Board.logs("nomode")
+    let off = "kioskcam: mode-button off (optional): mode button (line 'nonexistent' on gpiochip0 'kioskcam-gpio'): no such line"
+    #expect(log.components(separatedBy: off).count == 2, "logged exactly once: \(log)")
+    #expect(log.contains("kioskcam: media types: stills"))
+    try Board.click("shutter")
+    try Board.waitFor("IMG_0001.JPG") { try Board.logs("nomode").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+    #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
   }
 
   @Test func theServiceShowsColourBarsAndOnePressSavesOneStill() throws {
@@ -113,6 +188,45 @@ struct BoardDeviceTests {
     #expect(try Board.logs("service").contains("stopping"))
   }
 
+  /// vivid's disconnect control, then the module removed and loaded again: the camera goes and comes back.
+  @Test func aLostCameraIsAScreenStateAndComesBack() throws {
+    let (config, roll) = try Board.makeConfig(name: "reprobe")
+    let reload = "modprobe vivid n_devs=1 node_types=0x1 vid_cap_nr=0 && v4l2-ctl -d /dev/video0 -c osd_text_mode=2"
+    // Whatever happens here, the next test finds the camera the board booted with.
+    defer { _ = try? Board.run("lsmod | grep -q '^vivid ' || (\(reload))") }
+    try Board.spawn("reprobe", [Board.binary, "run", "--config", config])
+    defer { _ = try? Board.kill("reprobe") }
+    try Board.waitFor("the service to be ready") { try Board.logs("reprobe").contains("kioskcam: ready") }
+    try Board.waitFor("colour bars") { VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty }
+    try Board.click("shutter")
+    try Board.waitFor("IMG_0001.JPG") { try Board.logs("reprobe").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+
+    // The service closes the camera when it sees the disconnect, which lets the module go.
+    let removed = try Board.run(
+      "v4l2-ctl -d /dev/video0 -c disconnect=1 && for i in $(seq 50); do rmmod vivid 2>/dev/null && exit 0; sleep 0.1; done; exit 1")
+    try #require(removed.status == 0, "vivid removed: \(removed.stderr)")
+    try Board.waitFor("the camera-lost log line") { try Board.logs("reprobe").contains("kioskcam: camera lost: /dev/video0") }
+    try Board.waitFor("the Camera not available screen") { try Board.screendump().pixel(640, 400) == (48, 48, 48) }
+    let log = try Board.logs("reprobe")
+    #expect(log.contains("kioskcam: still-camera (required) lost: /dev/video0"))
+    #expect(log.contains("kioskcam: media types now: none"))
+    try Board.click("shutter")
+    try Board.waitFor("the refusal") { try Board.logs("reprobe").contains("shutter refused: camera not available") }
+
+    let loaded = try Board.run(reload)
+    try #require(loaded.status == 0, "vivid loaded: \(loaded.stderr)")
+    try Board.waitFor("the camera back") { try Board.logs("reprobe").contains("kioskcam: camera back") }
+    try Board.waitFor("colour bars again") {
+      VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty
+    }
+    #expect(try Board.logs("reprobe").contains("kioskcam: media types now: stills"))
+    try Board.click("shutter")
+    try Board.waitFor("IMG_0002.JPG") { try Board.logs("reprobe").contains("still DCIM/100KIOSK/IMG_0002.JPG") }
+    #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG", "DCIM/100KIOSK/IMG_0002.JPG"])
+    let stopped = try Board.kill("reprobe")
+    #expect(stopped.stdout.contains("exited 0"), "still running, then stopped cleanly: \(stopped.stdout)")
+  }
+
   @Test func aMissingCameraIsOneLineAndExit69() throws {
     let (config, _) = try Board.makeConfig(name: "nocamera") {
       $0.replacingOccurrences(of: "device = auto\nformat", with: "device = /dev/video7\nformat")
@@ -131,7 +245,7 @@ struct BoardDeviceTests {
     let result = try Board.run("\(Board.binary) run --config \(config)")
     #expect(result.status == 69)
     #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
-    #expect(result.stderr.contains("camera:") && result.stderr.contains("/dev/dri/card0"), "\(result.stderr)")
+    #expect(result.stderr.hasPrefix("kioskcam: still-camera (required): /dev/dri/card0"), "\(result.stderr)")
   }
 
   @Test func aBadConfigPathIsOneLineAndExit78() throws {
@@ -204,8 +318,15 @@ struct ProbeJSON: Decodable {
     let exists, writable: Bool
     let availableBytes, totalBytes: UInt64?
   }
+  struct Capability: Decodable {
+    let name, role, evidence: String
+    let passed: Bool
+  }
   let cameras: [Camera]
   let displays: [Card]
   let gpioChips: [Chip]
   let storage: Storage
+  let capabilities: [Capability]
+  let mediaTypes: [String]
+  let missingRequired: [String]
 }

@@ -31,6 +31,7 @@ import Testing
       frame-rate = 15
       [display]
       device = none
+      missing-message-seconds = 3
       [buttons]
       chip = gpio-sim.0-node0
       shutter = 3
@@ -40,9 +41,17 @@ import Testing
       debounce-ms = 50
       [capture]
       jpeg-quality = 75
+      [movie]
+      size = 1280x720
+      frame-rate = 12
       [roll]
       path = /srv/roll
       folder-suffix = BOOTH
+      reserve-mb = 500
+      mount = label:KIOSKROLL
+      [capabilities]
+      required = still-camera, display
+      optional = none
       """
     ).get()
     #expect(config.camera.device == "/dev/video0")
@@ -58,6 +67,31 @@ import Testing
     #expect(config.capture.jpegQuality == 75)
     #expect(config.roll.path == "/srv/roll")
     #expect(config.roll.folderSuffix == "BOOTH")
+    #expect(config.display.missingMessage == .seconds(3))
+    #expect(config.movie.size == Size(width: 1280, height: 720))
+    #expect(config.movie.frameRate == 12)
+    #expect(config.roll.reserveMegabytes == 500)
+    #expect(config.roll.mount == .label("KIOSKROLL"))
+    #expect(config.capabilities.required == [.stillCamera, .display])
+    #expect(config.capabilities.optional == [])
+  }
+
+  @Test(arguments: [
+    ("any", RollMount.any), ("separate", .separate), ("mount-point", .mountPoint),
+    ("uuid:1234-ABCD", .uuid("1234-ABCD")), ("label:ROLL", .label("ROLL")),
+  ])
+  func rollMounts(text: String, expected: RollMount) throws {
+    #expect(try parse("[roll]\nmount = \(text)").get().roll.mount == expected)
+  }
+
+  @Test func aCapabilityNamedInOneListLeavesTheOthersDefault() throws {
+    let optionalCamera = try parse("[capabilities]\noptional = still-camera").get().capabilities
+    #expect(optionalCamera.optional == [.stillCamera])
+    #expect(optionalCamera.required == [.shutterButton, .cameraRoll])
+    let requiredDisplay = try parse("[capabilities]\nrequired = display shutter-button").get().capabilities
+    #expect(requiredDisplay.required == [.display, .shutterButton])
+    #expect(requiredDisplay.optional == [.stillCamera, .movieCamera, .modeButton, .cameraRoll])
+    #expect(try parse("[capabilities]\nrequired = none").get().capabilities.required == [])
   }
 
   @Test func everyProblemIsReportedWithFileAndLine() {
@@ -80,13 +114,13 @@ import Testing
       return
     }
     let lines = problems.problems.map(\.line)
-    #expect(lines == [2, 3, 4, 5, 7, 9, 10, 11])
+    #expect(lines == [2, 3, 4, 5, 6, 9, 10, 11])
     let text = problems.description
     #expect(text.contains("test.conf:2: camera.size: expected WIDTHxHEIGHT"))
     #expect(text.contains("test.conf:3: camera.frame-rate: 1000 is out of range 1...240"))
     #expect(text.contains("test.conf:4: unknown key 'colour' in [camera]"))
     #expect(text.contains("test.conf:5: section [camera] appears twice"))
-    #expect(text.contains("test.conf:7: unknown section [lights]"))
+    #expect(text.contains("test.conf:6: unknown section [lights]"))
     #expect(text.contains("test.conf:9: roll.path: expected an absolute path"))
     #expect(text.contains("test.conf:10: duplicate key 'path' in [roll] (first set on line 9)"))
     #expect(text.contains("test.conf:11: expected 'key = value'"))
@@ -133,7 +167,7 @@ import Testing
   }
 
   @Test func theShippedFileNamesEveryKeyOfTheSchema() throws {
-    let (entries, problems) = IniFile.parse(try readFile(Self.path), file: Self.path)
+    let (entries, _, problems) = IniFile.parse(try readFile(Self.path), file: Self.path)
     #expect(problems.isEmpty)
     let shipped = Set(entries.map { "\($0.section).\($0.key)" })
     let known = Set(Config.schema.flatMap { section, keys in keys.keys.map { "\(section).\($0)" } })
@@ -145,7 +179,7 @@ extension String {
   fileprivate func prepending(_ prefix: String) -> String { prefix + self }
 }
 
-private func readFile(_ path: String) throws -> [UInt8] {
+func readFile(_ path: String) throws -> [UInt8] {
   guard let file = fopen(path, "rb") else { throw ReadFailure(path: path) }
   defer { fclose(file) }
   var bytes: [UInt8] = []

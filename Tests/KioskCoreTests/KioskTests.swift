@@ -247,6 +247,18 @@ import Testing
     #expect(kiosk.handle(.remote(.shutter, at: ms(300))).contains(.startMovie(at: ms(300))))
   }
 
+  @Test func withoutStillsTheShutterIsRefused() {
+    var kiosk = kiosk()
+    let actions = kiosk.handle(.available([], at: ms(0)))
+    #expect(actions.contains(.light(.ready, false)))
+    _ = click(&kiosk, .shutter, at: 100)
+    #expect(saves(kiosk.handle(.frame(frame(1, at: 110)))) == [])
+    #expect(kiosk.refusedPresses == 1)
+    _ = kiosk.handle(.available([.still], at: ms(500)))
+    _ = click(&kiosk, .shutter, at: 1000)
+    #expect(saves(kiosk.handle(.frame(frame(2, at: 1010)))).count == 1)
+  }
+
   @Test func theReadyLampFollowsWhetherAPictureCanBeTaken() {
     var kiosk = kiosk()
     #expect(kiosk.handle(.tick(ms(1))).contains(.light(.ready, true)))

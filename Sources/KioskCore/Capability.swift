@@ -1,0 +1,47 @@
+/// What the appliance can do, as `[capabilities] required` and `optional` name it.
+///
+/// The order of the cases is the order of reports and log lines, so that they read the same every time.
+public enum Capability: String, Sendable, CaseIterable, Comparable, CustomStringConvertible {
+  /// A V4L2 capture device that streams a format we decode at the still size.
+  case stillCamera = "still-camera"
+  /// A camera that streams at the movie size and rate.
+  case movieCamera = "movie-camera"
+  /// A connected connector with a usable mode: the live preview and the messages.
+  case display
+  case shutterButton = "shutter-button"
+  case modeButton = "mode-button"
+  /// A writable roll folder on the expected file system with more free space than the reserve.
+  case cameraRoll = "camera-roll"
+
+  public var description: String { rawValue }
+
+  public static func < (lhs: Capability, rhs: Capability) -> Bool {
+    allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+  }
+
+  /// The names for messages that list them all.
+  public static var known: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}
+
+/// What a probe found for one capability: the verdict, and what was checked, in words for the operator.
+public struct ProbeResult: Sendable, Equatable, CustomStringConvertible {
+  public var capability: Capability
+  public var passed: Bool
+  /// What was probed and why it passed or failed: `/dev/video0 (vivid): capture, streaming, YUYV 640x360`.
+  public var evidence: String
+
+  public init(_ capability: Capability, passed: Bool, evidence: String) {
+    self.capability = capability
+    self.passed = passed
+    self.evidence = evidence
+  }
+
+  public static func pass(_ capability: Capability, _ evidence: String) -> ProbeResult {
+    ProbeResult(capability, passed: true, evidence: evidence)
+  }
+  public static func fail(_ capability: Capability, _ evidence: String) -> ProbeResult {
+    ProbeResult(capability, passed: false, evidence: evidence)
+  }
+
+  public var description: String { "\(capability): \(passed ? "ok" : "missing"): \(evidence)" }
+}

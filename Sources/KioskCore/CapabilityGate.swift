@@ -1,0 +1,78 @@
+/// What can be captured, as `availableMediaTypesForSourceType` answers it.
+public enum MediaType: String, Sendable, CaseIterable, Comparable {
+  case stills, movies
+
+  public static func < (lhs: MediaType, rhs: MediaType) -> Bool {
+    allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+  }
+}
+
+/// How the configuration treats a capability.
+public enum CapabilityRole: String, Sendable {
+  case required, optional
+  /// In neither list: never used, whatever the probe says.
+  case unused
+}
+
+/// The gate's answer for one set of probe results.
+public struct GateVerdict: Sendable, Equatable {
+  /// One line per missing required capability, naming what was probed; not empty means the kiosk cannot run.
+  public var fatal: [String]
+  /// Optional capabilities that failed: their features are off. In capability order.
+  public var disabled: [ProbeResult]
+  /// Wanted capabilities that passed.
+  public var usable: Set<Capability>
+  public var mediaTypes: [MediaType]
+
+  public var canRun: Bool { fatal.isEmpty }
+}
+
+/// Compares probe results with the configuration's `required` and `optional` lists. Pure: results in, verdict out.
+public struct CapabilityGate: Sendable, Equatable {
+  public let required: Set<Capability>
+  public let optional: Set<Capability>
+
+  public init(required: some Sequence<Capability>, optional: some Sequence<Capability>) {
+    self.required = Set(required)
+    // Required wins: the configuration parser refuses a capability in both lists, this keeps the gate total.
+    self.optional = Set(optional).subtracting(self.required)
+  }
+
+  public init(_ capabilities: Config.Capabilities) {
+    self.init(required: capabilities.required, optional: capabilities.optional)
+  }
+
+  public func role(of capability: Capability) -> CapabilityRole {
+    required.contains(capability) ? .required : optional.contains(capability) ? .optional : .unused
+  }
+
+  /// A wanted capability without a result counts as failed: nothing proves it is there.
+  public func evaluate(_ results: [ProbeResult]) -> GateVerdict {
+    var byCapability: [Capability: ProbeResult] = [:]
+    for result in results { byCapability[result.capability] = result }
+    var verdict = GateVerdict(fatal: [], disabled: [], usable: [], mediaTypes: [])
+    for capability in Capability.allCases {
+      let role = role(of: capability)
+      guard role != .unused else { continue }
+      let result = byCapability[capability] ?? .fail(capability, "not probed")
+      if result.passed {
+        verdict.usable.insert(capability)
+      } else if role == .required {
+        verdict.fatal.append("\(capability) (required): \(result.evidence)")
+      } else {
+        verdict.disabled.append(result)
+      }
+    }
+    verdict.mediaTypes = Self.mediaTypes(usable: verdict.usable)
+    return verdict
+  }
+
+  /// Stills need a still camera and a roll to put them in; movies need a movie camera and a roll.
+  public static func mediaTypes(usable: Set<Capability>) -> [MediaType] {
+    guard usable.contains(.cameraRoll) else { return [] }
+    var types: [MediaType] = []
+    if usable.contains(.stillCamera) { types.append(.stills) }
+    if usable.contains(.movieCamera) { types.append(.movies) }
+    return types
+  }
+}

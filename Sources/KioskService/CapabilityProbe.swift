@@ -1,0 +1,173 @@
+import Buttons
+import Camera
+import Display
+import KioskCore
+import LinuxIO
+
+/// The adapters' side of the capability gate: each probe looks at the hardware and says in words what it found.
+///
+/// These probes only look (and request a button line just long enough to know it can be had); `KioskService`
+/// then opens what passed, and an open that fails turns the verdict into a failure with the open's reason.
+enum CapabilityProbe {
+  /// Formats the service turns into previews and stills today.
+  static let decodedFormats: [PixelFormat] = [.yuyv]
+
+  /// The configured camera (or, for `auto`, the first that qualifies) for stills at `[camera] size`.
+  static func stillCamera(_ config: Config) -> (result: ProbeResult, camera: CameraInfo?) {
+    camera(.stillCamera, config, size: config.camera.size, rate: nil)
+  }
+
+  /// The camera for movies: `[movie] size` at `[movie] frame-rate`, as the driver advertises it.
+  static func movieCamera(_ config: Config) -> ProbeResult {
+    camera(.movieCamera, config, size: config.movie.size, rate: config.movie.frameRate).result
+  }
+
+  private static func camera(_ capability: Capability, _ config: Config, size: Size, rate: Int?) -> (
+    result: ProbeResult, camera: CameraInfo?
+  ) {
+    let format = config.camera.format
+    guard decodedFormats.contains(format) else {
+      return (.fail(capability, "[camera] format \(format.rawValue) is not decoded yet; use yuyv"), nil)
+    }
+    var candidates: [Result<CameraInfo, CameraError>]
+    if config.camera.device == "auto" {
+      candidates = CameraProbe.list().map { .success($0) }
+      if candidates.isEmpty { return (.fail(capability, "no V4L2 video capture device (probed /dev/video*)"), nil) }
+    } else {
+      do {
+        candidates = [.success(try CameraProbe.describe(config.camera.device))]
+      } catch {
+        candidates = [.failure(error)]
+      }
+    }
+    var reasons: [String] = []
+    for candidate in candidates {
+      switch candidate {
+      case .failure(let error):
+        reasons.append("\(error)")
+      case .success(let info):
+        switch judge(info, format: format, size: size, rate: rate) {
+        case .success(let evidence): return (.pass(capability, evidence), info)
+        case .failure(let reason): reasons.append(reason.text)
+        }
+      }
+    }
+    return (.fail(capability, reasons.joined(separator: "; ")), nil)
+  }
+
+  private struct Reason: Error { let text: String }
+
+  private static func judge(_ info: CameraInfo, format: PixelFormat, size: Size, rate: Int?) -> Result<String, Reason> {
+    let name = "\(info.path) (\(info.driver))"
+    guard info.capture, info.streaming else {
+      return .failure(Reason(text: "\(name): not a streaming video capture device"))
+    }
+    // libv4l2 converts emulated formats on the fly; the stream reads them like native ones.
+    guard let offered = info.formats.first(where: { $0.fourcc == format.fourcc }) else {
+      let fourccs = info.formats.prefix(8).map(\.fourcc).joined(separator: " ")
+      return .failure(Reason(text: "\(name): no \(format.fourcc) (offers \(fourccs)\(info.formats.count > 8 ? " ..." : ""))"))
+    }
+    /// The advertised rates at the wanted size, nil when the size is not offered.
+    let rates: [Double]?
+    if offered.stepwiseSizes, let low = offered.sizes.first, let high = offered.sizes.last {
+      let fits = (low.width...high.width).contains(size.width) && (low.height...high.height).contains(size.height)
+      // A range advertises rates only at its ends; the larger end's, the slower, are the safe bound inside it.
+      rates = fits ? high.frameRates.map(\.framesPerSecond) : nil
+    } else {
+      rates = offered.sizes.first { $0.width == size.width && $0.height == size.height }?.frameRates.map(\.framesPerSecond)
+    }
+    guard let rates else {
+      let sizes = offered.sizes.map { "\($0.width)x\($0.height)" }.joined(separator: " ")
+      return .failure(Reason(text: "\(name): \(format.fourcc) not at \(size) (offers \(sizes))"))
+    }
+    guard let rate else { return .success("\(name): capture, streaming, \(format.fourcc) \(size)") }
+    guard let fastest = rates.max() else {
+      return .failure(Reason(text: "\(name): \(format.fourcc) \(size) advertises no frame rate, \(rate) fps wanted"))
+    }
+    guard fastest + 0.01 >= Double(rate) else {
+      return .failure(Reason(text: "\(name): \(format.fourcc) \(size) at most \(rateText(fastest)) fps advertised, \(rate) fps wanted"))
+    }
+    return .success("\(name): \(format.fourcc) \(size) up to \(rateText(fastest)) fps advertised (not measured), \(rate) fps wanted")
+  }
+
+  /// Whether a display is there, without taking it: `kioskcam probe` must not blank a running kiosk's screen.
+  static func display(_ config: Config) -> ProbeResult {
+    let device = config.display.device
+    guard device != "none" else { return .fail(.display, "[display] device = none") }
+    let cards: [DisplayCardInfo]
+    if device == "auto" {
+      cards = DisplayProbe.list()
+      if cards.isEmpty { return .fail(.display, "no DRM card (probed /dev/dri/card*)") }
+    } else {
+      do {
+        cards = [try DisplayProbe.describe(device)]
+      } catch {
+        return .fail(.display, "\(error)")
+      }
+    }
+    for card in cards {
+      if let connector = card.connectors.first(where: { $0.status == "connected" && !$0.modes.isEmpty }) {
+        let mode = connector.modes.first(where: \.preferred) ?? connector.modes[0]
+        return .pass(.display, "\(card.path) (\(card.driver)): \(connector.name) connected, \(mode.width)x\(mode.height)")
+      }
+    }
+    let probed = cards.map { "\($0.path) (\($0.driver))" }.joined(separator: ", ")
+    return .fail(.display, "no connected connector with a mode on \(probed)")
+  }
+
+  /// The result for a display the service opened (or failed to).
+  static func opened(_ display: Result<KMSDisplay, DisplayError>) -> ProbeResult {
+    switch display {
+    case .success(let output): .pass(.display, "\(output.path): \(output.connectorName) \(output.width)x\(output.height)")
+    case .failure(let error): .fail(.display, "\(error)")
+    }
+  }
+
+  /// Requests the role's line; the caller keeps the lines (the service) or drops them at once (the probe).
+  static func button(_ role: ButtonRole, _ config: Config) -> (result: ProbeResult, lines: ButtonLines?) {
+    let capability: Capability = role == .shutter ? .shutterButton : .modeButton
+    let reference = role == .shutter ? config.buttons.shutter : config.buttons.mode
+    guard let reference else { return (.fail(capability, "[buttons] \(role.rawValue) = none"), nil) }
+    do {
+      let lines = try ButtonLines(
+        chip: config.buttons.chip, lines: [(role, reference)],
+        wiring: ButtonWiring(activeLow: config.buttons.activeLow, bias: config.buttons.bias))
+      return (.pass(capability, lines.descriptions.joined(separator: "; ") + ": requested"), lines)
+    } catch {
+      return (.fail(capability, "\(error)"), nil)
+    }
+  }
+
+  static func cameraRoll(_ config: Config) -> ProbeResult {
+    let path = config.roll.path
+    let facts = RollStorageFacts(
+      path: path, isDirectory: FileStatus.isDirectory(path), writable: FileStatus.isWritable(path),
+      availableBytes: (try? FileSystemSpace(path: path))?.availableBytes,
+      device: FileStatus.fileSystemDevice(path), parentDevice: FileStatus.fileSystemDevice(path + "/.."),
+      rootDevice: FileStatus.fileSystemDevice("/"),
+      expectedDevice: RollStorageCheck.expectedDevicePath(config.roll.mount).flatMap(FileStatus.blockDevice))
+    return RollStorageCheck.evaluate(facts, roll: config.roll)
+  }
+
+  /// Every capability the configuration wants, probed without holding on to anything.
+  static func all(_ config: Config) -> [ProbeResult] {
+    let gate = CapabilityGate(config.capabilities)
+    var results: [ProbeResult] = []
+    for capability in Capability.allCases where gate.role(of: capability) != .unused {
+      switch capability {
+      case .stillCamera: results.append(stillCamera(config).result)
+      case .movieCamera: results.append(movieCamera(config))
+      case .display: results.append(display(config))
+      case .shutterButton: results.append(button(.shutter, config).result)
+      case .modeButton: results.append(button(.mode, config).result)
+      case .cameraRoll: results.append(cameraRoll(config))
+      }
+    }
+    return results
+  }
+}
+
+private func rateText(_ rate: Double) -> String {
+  let rounded = (rate * 100).rounded() / 100
+  return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+}
