@@ -27,6 +27,9 @@ public struct Config: Sendable, Equatable {
     public var format = PixelFormat.yuyv
     public var size = Size(width: 640, height: 360)
     public var frameRate = 30
+    /// How the camera is mounted, in degrees clockwise (0, 90, 180, 270): written as EXIF Orientation so
+    /// viewers turn the picture upright; the pixels are stored as the sensor reads them.
+    public var rotation = 0
   }
   public struct Display: Sendable, Equatable {
     /// `auto` (the first card with a connected connector), `none` (headless), or a card path.
@@ -48,6 +51,9 @@ public struct Config: Sendable, Equatable {
     public var path = "/var/lib/kioskcam/roll"
     /// The five characters after the folder number: `100KIOSK`.
     public var folderSuffix = "KIOSK"
+    /// Free space, in MiB, kept on the roll's file system: below it the shutter is refused ("Storage full").
+    public var freeSpaceReserveMiB = 64
+    public var freeSpaceReserveBytes: UInt64 { UInt64(freeSpaceReserveMiB) * 1_048_576 }
   }
 
   public var camera = Camera()
@@ -110,6 +116,13 @@ extension Config {
         return nil
       },
       "frame-rate": { config, value in setInteger(&config.camera.frameRate, value, in: 1...240) },
+      "rotation": { config, value in
+        guard let degrees = Int(value), [0, 90, 180, 270].contains(degrees) else {
+          return "expected 0, 90, 180 or 270, got \(value.quotedForMessage)"
+        }
+        config.camera.rotation = degrees
+        return nil
+      },
     ],
     "display": [
       "device": { config, value in setPath(&config.display.device, value, keywords: ["auto", "none"]) }
@@ -149,6 +162,7 @@ extension Config {
         config.roll.folderSuffix = value
         return nil
       },
+      "free-space-reserve-mb": { config, value in setInteger(&config.roll.freeSpaceReserveMiB, value, in: 0...1_048_576) },
     ],
   ]
 }

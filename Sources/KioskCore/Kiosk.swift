@@ -24,6 +24,8 @@ public enum Event: Sendable, Equatable {
   case saveFailed(reason: String)
   case cameraLost(reason: String)
   case cameraBack
+  /// Free space on the roll went below the configured reserve (`full`), or came back above it.
+  case storage(full: Bool, detail: String)
 }
 
 /// What the kiosk asks the devices to do.
@@ -43,6 +45,7 @@ public struct Kiosk: Sendable {
   private var lastAccepted: [ButtonRole: Instant] = [:]
   private var savesInFlight = 0
   private var cameraAvailable = true
+  private var storageFull = false
   private let debounce: Duration
   /// Stills that may wait for the writer; a press beyond this is refused, and says so.
   public static let maximumSavesInFlight = 4
@@ -82,14 +85,28 @@ public struct Kiosk: Sendable {
       return [.show(screen), .log("camera lost: \(reason)")]
     case .cameraBack:
       cameraAvailable = true
-      screen = .live
+      screen = storageFull ? .message("Storage full") : .live
       return [.show(screen)]
+    case .storage(let full, let detail):
+      guard full != storageFull else { return [] }
+      storageFull = full
+      if full {
+        // The camera's own trouble is the more urgent message; storage full shows once it is back.
+        guard cameraAvailable else { return [.log("storage full: \(detail)")] }
+        screen = .message("Storage full")
+        return [.show(screen), .log("storage full: \(detail)")]
+      }
+      guard screen == .message("Storage full") else { return [.log("storage available: \(detail)")] }
+      screen = .live
+      return [.show(screen), .log("storage available: \(detail)")]
     }
   }
 
   private mutating func pressed(_ role: ButtonRole, at time: Instant) -> [Action] {
     guard role == .shutter else { return [] }
     guard cameraAvailable else { return [.log("shutter refused: camera not available")] }
+    // Refused before the disk fills, so the last pictures and the counter always have room.
+    guard !storageFull else { return [.log("shutter refused: storage full")] }
     guard pendingPress == nil, savesInFlight < Self.maximumSavesInFlight else {
       return [.log("shutter refused: \(savesInFlight) stills still being saved")]
     }

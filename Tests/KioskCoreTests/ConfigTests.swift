@@ -29,6 +29,7 @@ import Testing
       format = YUYV
       size = 1280x720   # trailing comment
       frame-rate = 15
+      rotation = 270
       [display]
       device = none
       [buttons]
@@ -43,6 +44,7 @@ import Testing
       [roll]
       path = /srv/roll
       folder-suffix = BOOTH
+      free-space-reserve-mb = 500
       """
     ).get()
     #expect(config.camera.device == "/dev/video0")
@@ -58,6 +60,14 @@ import Testing
     #expect(config.capture.jpegQuality == 75)
     #expect(config.roll.path == "/srv/roll")
     #expect(config.roll.folderSuffix == "BOOTH")
+    #expect(config.camera.rotation == 270)
+    #expect(config.roll.freeSpaceReserveMiB == 500)
+    #expect(config.roll.freeSpaceReserveBytes == 500 * 1_048_576)
+  }
+
+  @Test(arguments: ["45", "-90", "360", "upside-down"])
+  func rotationIsAQuarterTurn(value: String) {
+    #expect(throws: ConfigProblems.self) { try parse("[camera]\nrotation = \(value)").get() }
   }
 
   @Test func everyProblemIsReportedWithFileAndLine() {

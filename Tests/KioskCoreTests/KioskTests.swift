@@ -86,3 +86,34 @@ import Testing
     #expect(kiosk.handle(.frame(frame(2, at: 1001))).count == 1)
   }
 }
+
+@Suite struct KioskStorageTests {
+  func ms(_ value: Int64) -> Instant { Instant(nanoseconds: value * 1_000_000) }
+
+  @Test func belowTheReserveTheShutterIsRefusedWithStorageFull() {
+    var kiosk = Kiosk(debounce: .milliseconds(30))
+    let actions = kiosk.handle(.storage(full: true, detail: "10 MiB free"))
+    #expect(actions.first == .show(.message("Storage full")))
+    #expect(actions.contains(.log("storage full: 10 MiB free")))
+    #expect(kiosk.handle(.storage(full: true, detail: "9 MiB free")) == [], "said once per change")
+    #expect(kiosk.handle(.button(.shutter, .pressed, at: ms(0))) == [.log("shutter refused: storage full")])
+    #expect(kiosk.handle(.frame(FrameInfo(sequence: 1, timestamp: ms(5)))) == [], "no save")
+  }
+
+  @Test func whenSpaceIsFreedTheNextPressWorks() {
+    var kiosk = Kiosk(debounce: .milliseconds(30))
+    _ = kiosk.handle(.storage(full: true, detail: ""))
+    #expect(kiosk.handle(.storage(full: false, detail: "freed")).first == .show(.live))
+    #expect(kiosk.screen == .live)
+    _ = kiosk.handle(.button(.shutter, .pressed, at: ms(100)))
+    #expect(kiosk.handle(.frame(FrameInfo(sequence: 2, timestamp: ms(110)))).count == 1)
+  }
+
+  @Test func aLostCameraOutranksStorageFullOnScreen() {
+    var kiosk = Kiosk(debounce: .milliseconds(30))
+    _ = kiosk.handle(.cameraLost(reason: "ENODEV"))
+    _ = kiosk.handle(.storage(full: true, detail: ""))
+    #expect(kiosk.screen == .message("Camera not available"))
+    #expect(kiosk.handle(.cameraBack) == [.show(.message("Storage full"))])
+  }
+}
