@@ -41,6 +41,9 @@ let package = Package(
       ]
     ),
     .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),
+    // `make bench`: each stage of a still, beside cjpeg and ffmpeg in the same run.
+    .executableTarget(
+      name: "kioskcam-bench", dependencies: ["KioskService", "KioskCore", "Imaging", "JPEGCodec", "MediaFiles", "LinuxIO"]),
 
     .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "JPEGCodec"]),

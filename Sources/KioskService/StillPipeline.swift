@@ -38,6 +38,13 @@ public enum StillPipeline {
     public let planes: any YCbCrPlanes
     public let width: Int
     public let height: Int
+
+    public init(jpeg: [UInt8], planes: any YCbCrPlanes, width: Int, height: Int) {
+      self.jpeg = jpeg
+      self.planes = planes
+      self.width = width
+      self.height = height
+    }
   }
 
   /// Full-range planes of a YUYV or NV12 frame; an MJPEG frame is decoded (for its thumbnail only).
