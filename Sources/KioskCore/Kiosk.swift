@@ -41,7 +41,8 @@ public struct Kiosk: Sendable {
   public private(set) var screen = Screen.live
   /// A shutter press waiting for the frame nearest to it.
   private var pendingPress: Instant?
-  private var lastFrame: FrameInfo?
+  /// The frames the service's ring holds copies of, oldest first.
+  private var recentFrames: [FrameInfo] = []
   private var lastAccepted: [ButtonRole: Instant] = [:]
   private var savesInFlight = 0
   private var cameraAvailable = true
@@ -49,6 +50,8 @@ public struct Kiosk: Sendable {
   private let debounce: Duration
   /// Stills that may wait for the writer; a press beyond this is refused, and says so.
   public static let maximumSavesInFlight = 4
+  /// Frames the service keeps copies of, and so the frames a press can still be matched with.
+  public static let recentFrameCount = 4
 
   public init(debounce: Duration) { self.debounce = debounce }
 
@@ -62,14 +65,11 @@ public struct Kiosk: Sendable {
     case .button:
       return []
     case .frame(let frame):
-      defer { lastFrame = frame }
+      recentFrames.append(frame)
+      if recentFrames.count > Self.recentFrameCount { recentFrames.removeFirst() }
       guard let press = pendingPress, frame.timestamp >= press else { return [] }
       pendingPress = nil
-      // Zero shutter lag: the frame taken nearest the press, which may be the one before it.
-      var chosen = frame
-      if let previous = lastFrame, press - previous.timestamp < frame.timestamp - press { chosen = previous }
-      savesInFlight += 1
-      return [.saveStill(chosen, pressedAt: press)]
+      return [save(nearest: press)]
     case .stillSaved:
       savesInFlight -= 1
       return []
@@ -79,7 +79,7 @@ public struct Kiosk: Sendable {
       return [.show(screen), .log("save failed: \(reason)")]
     case .cameraLost(let reason):
       pendingPress = nil
-      lastFrame = nil
+      recentFrames.removeAll()
       cameraAvailable = false
       screen = .message("Camera not available")
       return [.show(screen), .log("camera lost: \(reason)")]
@@ -110,12 +110,31 @@ public struct Kiosk: Sendable {
     guard pendingPress == nil, savesInFlight < Self.maximumSavesInFlight else {
       return [.log("shutter refused: \(savesInFlight) stills still being saved")]
     }
-    pendingPress = time
+    var actions: [Action] = []
     // A failed save is on screen until the next press, which is the user trying again.
-    guard screen == .live else {
+    if screen != .live {
       screen = .live
-      return [.show(.live)]
+      actions.append(.show(.live))
     }
-    return []
+    // The edge may reach the loop after frames taken later than it (the loop was busy, the kernel queued
+    // the event): then the moment is already among the recent frames, and waiting would only take a later one.
+    if let newest = recentFrames.last, newest.timestamp >= time {
+      actions.append(save(nearest: time))
+    } else {
+      pendingPress = time
+    }
+    return actions
+  }
+
+  /// Zero shutter lag: the recent frame taken nearest the press, before or after it (a tie goes to the later).
+  private mutating func save(nearest press: Instant) -> Action {
+    var chosen = recentFrames[recentFrames.count - 1]
+    for frame in recentFrames.reversed() where distance(frame, press) < distance(chosen, press) { chosen = frame }
+    savesInFlight += 1
+    return .saveStill(chosen, pressedAt: press)
+  }
+
+  private func distance(_ frame: FrameInfo, _ press: Instant) -> Int64 {
+    abs((frame.timestamp - press).nanosecondsClamped)
   }
 }

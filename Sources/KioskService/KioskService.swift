@@ -48,7 +48,7 @@ public final class KioskService {
   private let roll: CameraRoll
   private let results: Mailbox<WorkerResult>
   private let writer = DispatchQueue(label: "kioskcam.still-writer")
-  private var ring = FrameRing(capacity: 4)
+  private var ring = FrameRing(capacity: Kiosk.recentFrameCount)
   private var signals: SignalWatcher?
   private var retryTimer: LoopTimer?
   private var cameraPath: String
@@ -318,6 +318,12 @@ public final class KioskService {
       perform(kiosk.handle(.saveFailed(reason: "frame \(frame.sequence) no longer in the ring")))
       return
     }
+    // The two frames around the press, from the driver's own timestamps: the log shows the choice was the nearer.
+    let (before, after) = ring.neighbours(of: pressedAt)
+    func offset(_ frame: FrameInfo?) -> String {
+      frame.map { "\($0.sequence) at \(Double(($0.timestamp - pressedAt).nanosecondsClamped) / 1_000_000) ms" } ?? "none"
+    }
+    log("press at \(pressedAt): frame before \(offset(before)), frame after \(offset(after)); saving \(frame.sequence)")
     let format = camera.format
     let still = StillFrame(
       format: format.format, width: format.width, height: format.height, bytesPerLine: format.bytesPerLine,

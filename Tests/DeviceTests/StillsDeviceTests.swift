@@ -40,6 +40,24 @@ extension BoardDeviceTests {
     #expect(try jpegs(in: roll) == files)
     #expect(try hiddenFiles(in: roll).isEmpty)
 
+    // vivid's buffer timestamps around each press, as the service logged them: the saved frame is the nearer.
+    let choices = try Board.logs("presses").split(separator: "\n").filter { $0.contains("kioskcam: press at ") }
+    #expect(choices.count == count)
+    for line in choices {
+      let words = line.split(separator: " ").map(String.init)
+      func frame(after label: String) -> (sequence: String, offset: Double)? {
+        guard let at = words.firstIndex(of: label), !words[at + 1].hasPrefix("none"),
+          let offset = Double(words[at + 3])
+        else { return nil }
+        return (words[at + 1], offset)
+      }
+      let before = frame(after: "before")
+      let after = frame(after: "after")
+      let saved = words.last ?? ""
+      let nearest = [before, after].compactMap { $0 }.min { abs($0.offset) < abs($1.offset) }
+      #expect(nearest?.sequence == saved, "\(line)")
+    }
+
     let lagByFile = lags(in: try Board.logs("presses"))
     #expect(lagByFile.keys.sorted() == files)
     // Shown in the test log: the figures the issue asks for (frame timestamp minus press timestamp).
@@ -69,6 +87,17 @@ extension BoardDeviceTests {
       // vivid has a gain control but no exposure control: the record carries the one there is.
       #expect(record.gain != nil && record.exposure100Microseconds == nil)
     }
+  }
+
+  @Test func framesTheDriverFlagsAsDamagedAreCountedNotSaved() throws {
+    let (config, _) = try Board.makeConfig(name: "damaged")
+    try startService("damaged", config: config)
+    let inject = try Board.run("v4l2-ctl -d /dev/video0 -c inject_v4l2_buf_flag_error=1")
+    #expect(inject.status == 0, "\(inject.stderr)")
+    try Board.waitFor("the damaged frame to be counted") { try Board.logs("damaged").contains("the driver flagged it as damaged") }
+    _ = try Board.kill("damaged")
+    let summary = try Board.logs("damaged").split(separator: "\n").last { $0.contains("frames delivered") } ?? ""
+    #expect(summary.contains("error-flagged 1,"), "\(summary)")
   }
 
   @Test func nv12FramesBecomeValidStills() throws {

@@ -25,6 +25,35 @@ import Testing
     #expect(kiosk.handle(.frame(frame(3, at: 1400))) == [], "one press, one still")
   }
 
+  @Test func aPressThatReachesTheLoopAfterLaterFramesIsMatchedAtOnce() {
+    var kiosk = Kiosk(debounce: .milliseconds(30))
+    _ = kiosk.handle(.frame(frame(1, at: 1000)))
+    _ = kiosk.handle(.frame(frame(2, at: 1040)))
+    _ = kiosk.handle(.frame(frame(3, at: 1080)))
+    // Pressed at 1045 but delivered after frame 3: frame 2 (5 ms before) is the moment, not frame 4.
+    #expect(kiosk.handle(.button(.shutter, .pressed, at: ms(1045))) == [.saveStill(frame(2, at: 1040), pressedAt: ms(1045))])
+    #expect(kiosk.handle(.frame(frame(4, at: 1120))) == [], "one press, one still")
+  }
+
+  @Test(arguments: [(1005, 1), (1035, 2), (1060, 3), (1075, 3)])
+  func aLatePressTakesTheNearestOfTheRecentFrames(pressedAt: Int64, expected: UInt32) {
+    var kiosk = Kiosk(debounce: .milliseconds(30))
+    for (sequence, time) in [(1, 1000), (2, 1040), (3, 1080)] { _ = kiosk.handle(.frame(frame(UInt32(sequence), at: Int64(time)))) }
+    let actions = kiosk.handle(.button(.shutter, .pressed, at: ms(pressedAt)))
+    guard case .saveStill(let chosen, _) = actions.first else {
+      Issue.record("no still for a press at \(pressedAt): \(actions)")
+      return
+    }
+    #expect(chosen.sequence == expected)
+  }
+
+  @Test func aTieBetweenTwoFramesGoesToTheLater() {
+    var kiosk = Kiosk(debounce: .milliseconds(30))
+    _ = kiosk.handle(.frame(frame(1, at: 1000)))
+    _ = kiosk.handle(.button(.shutter, .pressed, at: ms(1020)))
+    #expect(kiosk.handle(.frame(frame(2, at: 1040))) == [.saveStill(frame(2, at: 1040), pressedAt: ms(1020))])
+  }
+
   @Test func aBounceNeverTakesASecondPhoto() {
     var kiosk = Kiosk(debounce: .milliseconds(30))
     _ = kiosk.handle(.frame(frame(1, at: 1000)))
