@@ -11,13 +11,13 @@ SHARE := $(BOARD_DIR)/share
 KIOSKCAM := $(CURDIR)/.build/release/kioskcam
 
 # Build: the four C libraries. Board: QEMU, Debian's kernel and its source (for gpio-sim), the drivers' tools.
-# Tests: the peers that check our files (exiftool, jpeginfo, djpeg).
+# Tests: the peers that check our files (exiftool, jpeginfo, djpeg). Bench: the peers it measures against (cjpeg, ffmpeg).
 DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-dev \
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 busybox-static \
   v4l-utils gpiod libdrm-tests socat xz-utils bc flex bison libelf-dev kmod make gcc \
-  libimage-exiftool-perl jpeginfo libjpeg-turbo-progs
+  libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg
 
-.PHONY: all deps build release test unit-test device-test run screenshot board-start board-stop clean
+.PHONY: all deps build release test unit-test device-test run screenshot board-start board-stop bench clean
 
 all: build
 
@@ -59,6 +59,12 @@ test: deps release
 ## unit-test: the tiers that need no board (device tests skip themselves).
 unit-test: deps
 	env -u KIOSKCAM_BOARD_DIR swift test
+
+## bench: frame to durable JPEG per stage (copy, planes, encode, EXIF, write, fsync) at three sizes from
+## YUYV and NV12, beside cjpeg and ffmpeg's MJPEG encoder on the same frames; prints ratios, never fails on time.
+bench: deps
+	swift build -c release --product kioskcam-bench
+	.build/release/kioskcam-bench
 
 ## run: boot the board, start the service on it, and follow its log (Ctrl-C stops both).
 run: deps release board-start

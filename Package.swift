@@ -20,6 +20,8 @@ let package = Package(
     .target(name: "KioskCore"),
     // Pure pixels: conversion and scaling between camera and display formats.
     .target(name: "Imaging"),
+    // Pure file formats: the EXIF writer and JPEG marker surgery (bytes in, bytes out; no clock, no C).
+    .target(name: "MediaFiles"),
     // Errno, owned descriptors and mappings, the epoll loop; CLinuxIO brings the Linux-only headers.
     .systemLibrary(name: "CLinuxIO"),
     .target(name: "LinuxIO", dependencies: ["CLinuxIO"]),
@@ -34,12 +36,19 @@ let package = Package(
     // Wiring: adapters around the loop, carrying out what the core decides.
     .target(
       name: "KioskService",
-      dependencies: ["KioskCore", "Imaging", "LinuxIO", "Camera", "Buttons", "Display", "JPEGCodec", "CameraRoll"]
+      dependencies: [
+        "KioskCore", "Imaging", "MediaFiles", "LinuxIO", "Camera", "Buttons", "Display", "JPEGCodec", "CameraRoll",
+      ]
     ),
     .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),
+    // `make bench`: each stage of a still, beside cjpeg and ffmpeg in the same run.
+    .executableTarget(
+      name: "kioskcam-bench", dependencies: ["KioskService", "KioskCore", "Imaging", "JPEGCodec", "MediaFiles", "LinuxIO"]),
 
     .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "JPEGCodec"]),
+    // Byte layout by our own reader, and every file also by exiftool, jpeginfo and djpeg.
+    .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "KioskService", "Camera", "KioskCore"]),
     .testTarget(name: "CameraRollTests", dependencies: ["CameraRoll", "KioskCore", "LinuxIO"]),
     // Drives the virtual board from the host, as a user would; skipped when no board is up.
     .testTarget(name: "DeviceTests", dependencies: ["Imaging", "JPEGCodec"]),

@@ -29,6 +29,10 @@ static inline unsigned int CV4L2_PIX_FMT_YUYV(void) { return V4L2_PIX_FMT_YUYV; 
 static inline unsigned int CV4L2_PIX_FMT_NV12(void) { return V4L2_PIX_FMT_NV12; }
 static inline unsigned int CV4L2_PIX_FMT_MJPEG(void) { return V4L2_PIX_FMT_MJPEG; }
 
+// V4L2_CID_* are sums of class bases: spelled once here rather than copied into Swift.
+static inline unsigned int CV4L2_CID_EXPOSURE_ABSOLUTE(void) { return V4L2_CID_EXPOSURE_ABSOLUTE; }
+static inline unsigned int CV4L2_CID_GAIN(void) { return V4L2_CID_GAIN; }
+
 // v4l2_ioctl is variadic: Swift marks it unavailable. (Devices are opened with open(2) and v4l2_fd_open.)
 static inline int CV4L2_ioctl(int fd, unsigned long request, void *arg) { return v4l2_ioctl(fd, request, arg); }
 

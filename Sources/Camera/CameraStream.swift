@@ -29,6 +29,8 @@ public struct StreamFormat: Sendable, Equatable {
 /// A V4L2 capture stream with mmap buffers, dequeued without blocking from the event loop.
 public final class CameraStream {
   public let path: String
+  /// The device's name as its driver gives it (`v4l2_capability.card`): the still's EXIF Model.
+  public let card: String
   public let format: StreamFormat
   private let device: V4L2Device
   private let buffers: [BufferMapping]
@@ -47,6 +49,7 @@ public final class CameraStream {
     guard caps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0, caps & UInt32(V4L2_CAP_STREAMING) != 0 else {
       throw .absent("\(path): not a streaming video capture device (\(cString(capability.driver)))")
     }
+    card = cString(capability.card)
 
     var request = v4l2_format()
     request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
@@ -127,6 +130,17 @@ public final class CameraStream {
   public func requeue(_ buffer: consuming DequeuedBuffer) throws(CameraError) {
     var request = Self.emptyBuffer(index: UInt32(buffer.index))
     try device.control("VIDIOC_QBUF", CV4L2_VIDIOC_QBUF(), &request)
+  }
+
+  /// The camera's exposure and gain as its controls report them now; nil for a control it does not have.
+  /// Exposure is in 100 µs units (V4L2_CID_EXPOSURE_ABSOLUTE); gain is in the driver's own units (V4L2_CID_GAIN).
+  public func exposureAndGain() -> (exposure100Microseconds: Int?, gain: Int?) {
+    func read(_ id: UInt32) -> Int? {
+      var control = v4l2_control(id: id, value: 0)
+      guard (try? device.control("VIDIOC_G_CTRL", CV4L2_VIDIOC_G_CTRL(), &control)) != nil else { return nil }
+      return Int(control.value)
+    }
+    return (read(CV4L2_CID_EXPOSURE_ABSOLUTE()), read(CV4L2_CID_GAIN()))
   }
 
   public func stop() {

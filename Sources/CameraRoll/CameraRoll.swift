@@ -42,6 +42,8 @@ public final class CameraRoll: Sendable {
   /// The number the next item gets; nil once the roll is exhausted.
   private let counter: Mutex<RollNumber?>
   public var next: RollNumber? { counter.withLock { $0 } }
+  /// Serialises appends to the records file.
+  let records = Mutex(())
 
   static let counterFile = ".kioskcam-last-number"
   static let temporaryPrefix = ".tmp-"
@@ -59,9 +61,13 @@ public final class CameraRoll: Sendable {
     let highest = [Self.highestOnDisk(dcim: "\(root)/DCIM"), Self.readCounter(root: root)].compactMap { $0 }.max()
     counter = Mutex(highest.map { $0.next } ?? .first)
     removeLeftovers()
+    repairRecords()
   }
 
   var dcim: String { "\(root)/DCIM" }
+
+  /// Bytes free for us on the roll's file system, nil if it cannot be asked.
+  public var availableBytes: UInt64? { (try? FileSystemSpace(path: root))?.availableBytes }
 
   /// Writes `bytes` as the next item and returns it once it is durable under its final name.
   public func publish(_ bytes: [UInt8], kind: MediaKind) throws(RollError) -> RollItem {

@@ -39,6 +39,27 @@ public struct PreviewScaler: Sendable {
     }
   }
 
+  /// Draws an NV12 frame (Y plane of `stride` bytes a row, then the interleaved CbCr plane at half height).
+  public func drawNV12(
+    _ source: UnsafeRawBufferPointer, stride: Int,
+    into destination: UnsafeMutableRawBufferPointer, destinationStride: Int
+  ) {
+    precondition(source.count >= stride * (sourceHeight + (sourceHeight + 1) / 2), "NV12 frame shorter than its geometry")
+    precondition(destination.count >= destinationStride * (target.y + target.height), "destination too small")
+    let src = source.bindMemory(to: UInt8.self)
+    let chromaStart = stride * sourceHeight
+    for (row, sourceRow) in sourceRows.enumerated() {
+      let line = sourceRow * stride
+      let chromaLine = chromaStart + (sourceRow / 2) * stride
+      let out = (destination.baseAddress! + (target.y + row) * destinationStride + target.x * 4)
+        .assumingMemoryBound(to: UInt32.self)
+      for (column, sourceColumn) in sourceColumns.enumerated() {
+        let pair = chromaLine + (sourceColumn & ~1)
+        out[column] = rgb(y: src[line + sourceColumn], cb: src[pair], cr: src[pair + 1])
+      }
+    }
+  }
+
   /// Paints everything outside the target rectangle black: the letterbox bars.
   public func clearBorders(
     _ destination: UnsafeMutableRawBufferPointer, width: Int, height: Int, destinationStride: Int

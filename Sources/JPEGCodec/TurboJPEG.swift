@@ -28,8 +28,12 @@ struct TurboHandle: ~Copyable {
 
 /// Stills: JPEG from planar YCbCr, straight, with no RGB in between.
 public enum JPEGEncoder {
-  /// Compresses 4:2:2 planes at `quality` (1-100) into a baseline JFIF JPEG.
-  public static func encode(_ image: PlanarYUV422, quality: Int) throws(JPEGError) -> [UInt8] {
+  /// Compresses full-range planes at `quality` (1-100) into a baseline JFIF JPEG. The chroma geometry
+  /// picks the sampling: half width is 4:2:2, half width and height 4:2:0, full size 4:4:4.
+  public static func encode(_ image: some YCbCrPlanes, quality: Int) throws(JPEGError) -> [UInt8] {
+    guard let subsampling = subsampling(of: image) else {
+      throw JPEGError(call: "encode", message: "no JPEG sampling has chroma \(image.chromaWidth)x\(image.chromaHeight) for \(image.width)x\(image.height)")
+    }
     let handle = try TurboHandle(compressing: true)
     var jpeg: UnsafeMutablePointer<UInt8>? = nil
     var size: UInt = 0
@@ -39,7 +43,7 @@ public enum JPEGEncoder {
           var planes: [UnsafePointer<UInt8>?] = [y.baseAddress, u.baseAddress, v.baseAddress]
           var strides: [Int32] = [Int32(image.width), Int32(image.chromaWidth), Int32(image.chromaWidth)]
           return tjCompressFromYUVPlanes(
-            handle.raw, &planes, Int32(image.width), &strides, Int32(image.height), Int32(TJSAMP_422.rawValue),
+            handle.raw, &planes, Int32(image.width), &strides, Int32(image.height), Int32(subsampling.rawValue),
             &jpeg, &size, Int32(quality), 0)
         }
       }
@@ -47,6 +51,17 @@ public enum JPEGEncoder {
     defer { tjFree(jpeg) }
     guard status == 0, let jpeg else { throw handle.error("tjCompressFromYUVPlanes") }
     return Array(UnsafeBufferPointer(start: jpeg, count: Int(size)))
+  }
+
+  static func subsampling(of image: some YCbCrPlanes) -> TJSAMP? {
+    let half = (image.width + 1) / 2
+    let halfHeight = (image.height + 1) / 2
+    switch (image.chromaWidth, image.chromaHeight) {
+    case (image.width, image.height): return TJSAMP_444
+    case (half, image.height): return TJSAMP_422
+    case (half, halfHeight): return TJSAMP_420
+    default: return nil
+    }
   }
 }
 
@@ -79,5 +94,51 @@ public enum JPEGDecoder {
     }
     guard status == 0 else { throw handle.error("tjDecompress2") }
     return RGBImage(width: Int(width), height: Int(height), pixels: pixels)
+  }
+
+  /// Decodes a JPEG into its own YCbCr planes at full size, without colour conversion: how a camera's
+  /// MJPEG frame becomes a thumbnail. Grey and 4:1:1 JPEGs are refused (no camera sends them as MJPEG).
+  public static func decodePlanes(_ jpeg: [UInt8]) throws(JPEGError) -> PlanarYCbCr {
+    let handle = try TurboHandle(compressing: false)
+    var width: Int32 = 0
+    var height: Int32 = 0
+    var subsampling: Int32 = 0
+    var colorspace: Int32 = 0
+    let header = tjDecompressHeader3(handle.raw, jpeg, UInt(jpeg.count), &width, &height, &subsampling, &colorspace)
+    guard header == 0, width > 0, height > 0 else { throw handle.error("tjDecompressHeader3") }
+    guard [TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_440].map({ Int32($0.rawValue) }).contains(subsampling) else {
+      throw JPEGError(call: "decodePlanes", message: "unsupported chroma subsampling \(subsampling)")
+    }
+    let chromaWidth = Int(tjPlaneWidth(1, width, subsampling))
+    let chromaHeight = Int(tjPlaneHeight(1, height, subsampling))
+    var luma = [UInt8](repeating: 0, count: Int(width) * Int(height))
+    var cb = [UInt8](repeating: 0, count: chromaWidth * chromaHeight)
+    var cr = cb
+    let status = luma.withUnsafeMutableBufferPointer { y in
+      cb.withUnsafeMutableBufferPointer { u in
+        cr.withUnsafeMutableBufferPointer { v in
+          var planes: [UnsafeMutablePointer<UInt8>?] = [y.baseAddress, u.baseAddress, v.baseAddress]
+          var strides: [Int32] = [width, Int32(chromaWidth), Int32(chromaWidth)]
+          return tjDecompressToYUVPlanes(handle.raw, jpeg, UInt(jpeg.count), &planes, width, &strides, height, 0)
+        }
+      }
+    }
+    guard status == 0 else { throw handle.error("tjDecompressToYUVPlanes") }
+    return PlanarYCbCr(
+      width: Int(width), height: Int(height), chromaWidth: chromaWidth, chromaHeight: chromaHeight, luma: luma, cb: cb,
+      cr: cr)
+  }
+
+  /// Decodes just the header: size and chroma subsampling (TJSAMP value).
+  public static func header(_ jpeg: [UInt8]) throws(JPEGError) -> (width: Int, height: Int, subsampling: Int) {
+    let handle = try TurboHandle(compressing: false)
+    var width: Int32 = 0
+    var height: Int32 = 0
+    var subsampling: Int32 = 0
+    var colorspace: Int32 = 0
+    guard tjDecompressHeader3(handle.raw, jpeg, UInt(jpeg.count), &width, &height, &subsampling, &colorspace) == 0 else {
+      throw handle.error("tjDecompressHeader3")
+    }
+    return (Int(width), Int(height), Int(subsampling))
   }
 }

@@ -27,6 +27,9 @@ public struct Config: Sendable, Equatable {
     public var format = PixelFormat.yuyv
     public var size = Size(width: 640, height: 360)
     public var frameRate = 30
+    /// How the camera is mounted, in degrees clockwise (0, 90, 180, 270): written as EXIF Orientation so
+    /// viewers turn the picture upright; the pixels are stored as the sensor reads them.
+    public var rotation = 0
   }
   public struct Display: Sendable, Equatable {
     /// `auto` (the first card with a connected connector), `none` (headless), or a card path.
@@ -91,8 +94,10 @@ public struct Config: Sendable, Equatable {
     public var path = "/var/lib/kioskcam/roll"
     /// The five characters after the folder number: `100KIOSK`.
     public var folderSuffix = "KIOSK"
-    /// Free space the roll must keep; below it, `camera-roll` fails.
+    /// Free space, in MiB, the roll's file system must keep: below it at start `camera-roll` fails, and
+    /// while running the shutter is refused ("Storage full") before the disk fills.
     public var reserveMegabytes = 64
+    public var reserveBytes: UInt64 { UInt64(reserveMegabytes) * 1_048_576 }
     public var mount = RollMount.separate
   }
   public struct Capabilities: Sendable, Equatable {
@@ -179,6 +184,13 @@ extension Config {
         return nil
       },
       "frame-rate": { config, value in setInteger(&config.camera.frameRate, value, in: 1...240) },
+      "rotation": { config, value in
+        guard let degrees = Int(value), [0, 90, 180, 270].contains(degrees) else {
+          return "expected 0, 90, 180 or 270, got \(value.quotedForMessage)"
+        }
+        config.camera.rotation = degrees
+        return nil
+      },
     ],
     "display": [
       "device": { config, value in setPath(&config.display.device, value, keywords: ["auto", "none"]) },

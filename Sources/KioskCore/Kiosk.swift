@@ -44,6 +44,9 @@ public struct Kiosk: Sendable {
   public private(set) var available: Set<KioskMode> = [.still]
   public private(set) var screen = Screen.live(.still)
   public private(set) var cameraAvailable = true
+  /// Free space is below the reserve: stills and movies are refused before the disk fills, so the last
+  /// pictures and the counter always have room.
+  public private(set) var storageFull = false
   public private(set) var refusedPresses = 0
   private(set) var activity = Activity.idle
   private var gestures: GestureEngine
@@ -126,6 +129,11 @@ public struct Kiosk: Sendable {
     case .cameraBack:
       cameraAvailable = true
       actions += [.log("camera back")]
+    case .storage(let full, let detail, _):
+      if full != storageFull {
+        storageFull = full
+        actions += [.log(full ? "storage full: \(detail)" : "storage available: \(detail)")]
+      }
     }
     return actions + refresh()
   }
@@ -169,6 +177,7 @@ public struct Kiosk: Sendable {
       return [.log("countdown cancelled")]
     case (.still, .idle):
       guard cameraAvailable else { return refuse("camera not available") }
+      guard !storageFull else { return refuse("storage full") }
       guard available.contains(.still) else { return refuse("stills are not available (no camera roll)") }
       guard savesInFlight < Self.maximumSavesInFlight else {
         return refuse("\(savesInFlight) stills still being saved")
@@ -183,6 +192,7 @@ public struct Kiosk: Sendable {
       return refuse("the previous press is still waiting for its frame")
     case (.movie, .idle):
       guard cameraAvailable else { return refuse("camera not available") }
+      guard !storageFull else { return refuse("storage full") }
       activity = .recording(since: time, until: time + settings.movieMaximum)
       return [.startMovie(at: time)]
     case (.movie, .recording):
@@ -254,7 +264,8 @@ public struct Kiosk: Sendable {
     }
     activity = .idle
     let distance = { (frame: FrameInfo) in abs((frame.timestamp - press).nanosecondsClamped) }
-    let chosen = recentFrames.min { distance($0) < distance($1) }!
+    // Newest first, so that a tie goes to the later frame: it shows what the press was for.
+    let chosen = recentFrames.reversed().min { distance($0) < distance($1) }!
     savesInFlight += 1
     return [.saveStill(chosen, pressedAt: press)]
   }
@@ -289,11 +300,17 @@ public struct Kiosk: Sendable {
 
   // MARK: What the screen and lamps show
 
+  private var isRecording: Bool {
+    if case .recording = activity { true } else { false }
+  }
+
   /// Derives the screen and the lamps from the state, and says what changed.
   private mutating func refresh() -> [Action] {
     let newScreen: Screen
     if !cameraAvailable, mode != .review {
       newScreen = .message("Camera not available")
+    } else if storageFull, mode != .review, !isRecording {
+      newScreen = .message("Storage full")
     } else if let message {
       newScreen = .message(message.text)
     } else {
@@ -310,11 +327,9 @@ public struct Kiosk: Sendable {
       screen = newScreen
       actions.append(.show(newScreen))
     }
-    let recording: Bool
-    if case .recording = activity { recording = true } else { recording = false }
     let wanted: [Output: Bool] = [
-      .tally: recording,
-      .ready: cameraAvailable && available.contains(mode) && mode != .review && activity == .idle
+      .tally: isRecording,
+      .ready: cameraAvailable && !storageFull && available.contains(mode) && mode != .review && activity == .idle
         && savesInFlight < Self.maximumSavesInFlight,
     ]
     for output in [Output.tally, .ready] where lights[output] != wanted[output] {

@@ -58,13 +58,15 @@ public enum Event: Sendable, Equatable {
   case available(Set<KioskMode>, at: Instant)
   case cameraLost(reason: String, at: Instant)
   case cameraBack(at: Instant)
+  /// Free space on the roll went below the configured reserve (`full`), or came back above it.
+  case storage(full: Bool, detail: String, at: Instant)
 
   /// When it happened, on CLOCK_MONOTONIC; a frame's is its capture time.
   public var time: Instant {
     switch self {
     case .edge(_, _, let at), .remote(_, let at), .stillSaved(_, let at), .saveFailed(_, let at),
       .movieSaved(_, let at), .movieFailed(_, let at), .available(_, let at), .cameraLost(_, let at),
-      .cameraBack(let at), .tick(let at):
+      .cameraBack(let at), .tick(let at), .storage(_, _, let at):
       at
     case .frame(let frame): frame.timestamp
     }

@@ -9,8 +9,8 @@ import LinuxIO
 /// These probes only look (and request a button line just long enough to know it can be had); `KioskService`
 /// then opens what passed, and an open that fails turns the verdict into a failure with the open's reason.
 enum CapabilityProbe {
-  /// Formats the service turns into previews and stills today.
-  static let decodedFormats: [PixelFormat] = [.yuyv]
+  /// Formats the service turns into stills (MJPEG has no preview yet: the log says so when it streams).
+  static let decodedFormats: [PixelFormat] = [.yuyv, .nv12, .mjpeg]
 
   /// The configured camera (or, for `auto`, the first that qualifies) for stills at `[camera] size`.
   static func stillCamera(_ config: Config) -> (result: ProbeResult, camera: CameraInfo?) {
@@ -27,7 +27,7 @@ enum CapabilityProbe {
   ) {
     let format = config.camera.format
     guard decodedFormats.contains(format) else {
-      return (.fail(capability, "[camera] format \(format.rawValue) is not decoded yet; use yuyv"), nil)
+      return (.fail(capability, "[camera] format \(format.rawValue) is not decoded"), nil)
     }
     var candidates: [Result<CameraInfo, CameraError>]
     if config.camera.device == "auto" {

@@ -1,5 +1,7 @@
+import CameraRoll
 import Foundation
 import KioskCore
+import LinuxIO
 
 /// The command line of ARCHITECTURE.md, parsed into what to do. The executable only calls `main`.
 public enum Commands {
@@ -10,6 +12,7 @@ public enum Commands {
            kioskcam shutter [--socket PATH | --config PATH]
            kioskcam mode still|movie|review [--socket PATH | --config PATH]
            kioskcam status [--json] [--socket PATH | --config PATH]
+           kioskcam roll list [--json] [--config PATH]
     """
 
   /// Runs one command and returns its exit status; every failure is one plain reason on standard error.
@@ -58,7 +61,7 @@ public enum Commands {
       case "shutter": request = .shutter
       case "status": request = .status(json: options.flag("--json"))
       default:
-        guard let word = options.positional(), let mode = KioskMode(rawValue: word) else {
+        guard let word = options.subcommand(), let mode = KioskMode(rawValue: word) else {
           throw .usage("mode needs one of still, movie, review")
         }
         request = .mode(mode)
@@ -70,6 +73,22 @@ public enum Commands {
         throw .unavailable([String(reply.dropFirst(7)).trimmingCharacters(in: .newlines)])
       }
       print(reply.trimmingCharacters(in: .newlines))
+    case "roll":
+      guard options.subcommand() == "list" else { throw .usage("roll needs a subcommand: list") }
+      let json = options.flag("--json")
+      let path = try options.value("--config") ?? Config.defaultPath
+      try options.finish()
+      let root = try ConfigLoader.load(path).roll.path
+      guard FileStatus.isDirectory(root) else { throw .io("camera roll \(root): no such directory") }
+      let items = CameraRoll.list(root: root)
+      if json {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(items) else { throw .io("cannot encode the roll listing") }
+        print(String(decoding: data, as: UTF8.self))
+      } else {
+        for item in items { print(item.text) }
+      }
     case "help", "--help", "-h":
       print(usage)
     default:
@@ -91,6 +110,13 @@ struct Options {
   private var remaining: [String]
   init(_ arguments: ArraySlice<String>) { remaining = Array(arguments) }
 
+  /// The first argument when it is a word, not an option.
+  mutating func subcommand() -> String? {
+    guard let first = remaining.first, !first.hasPrefix("-") else { return nil }
+    remaining.removeFirst()
+    return first
+  }
+
   mutating func flag(_ name: String) -> Bool {
     guard let index = remaining.firstIndex(of: name) else { return false }
     remaining.remove(at: index)
@@ -105,13 +131,17 @@ struct Options {
     return value
   }
 
-  /// The first argument that is not an option.
-  mutating func positional() -> String? {
-    guard let index = remaining.firstIndex(where: { !$0.hasPrefix("--") }) else { return nil }
-    return remaining.remove(at: index)
-  }
-
   func finish() throws(ServiceError) {
     if let first = remaining.first { throw .usage("unexpected argument '\(first)'") }
+  }
+}
+
+extension ListedItem {
+  /// One line for people: file, size, and what the record says.
+  var text: String {
+    guard let record else { return "\(file)  \(bytes) bytes  (no record)" }
+    let lag = (record.shutterLagMilliseconds * 10).rounded() / 10
+    return "\(file)  \(record.mediaType) \(record.width)x\(record.height) \(record.sourceFormat)  \(bytes) bytes  "
+      + "captured \(record.captured)  shutter lag \(lag) ms" + (record.crop.map { "  crop \($0)" } ?? "")
   }
 }

@@ -23,5 +23,10 @@ struct FrameRing {
 
   func frame(_ info: FrameInfo) -> Entry? { entries.last { $0.info == info } }
 
+  /// The last frame taken before `instant` and the first taken at or after it, as far as the ring reaches.
+  func neighbours(of instant: Instant) -> (before: FrameInfo?, after: FrameInfo?) {
+    (entries.last { $0.info.timestamp < instant }?.info, entries.first { $0.info.timestamp >= instant }?.info)
+  }
+
   mutating func removeAll() { entries.removeAll() }
 }

@@ -10,11 +10,32 @@ import Imaging
 import JPEGCodec
 import KioskCore
 import LinuxIO
+import MediaFiles
 
 /// Results that come back to the loop from the still writer.
 enum WorkerResult: Sendable {
   case saved(RollItem, FrameInfo, pressedAt: Instant)
   case failed(String)
+}
+
+/// Frames the camera delivered that could not be saved, by why; counted, logged the first time, summed at stop.
+struct FrameCounts {
+  var delivered = 0
+  /// V4L2_BUF_FLAG_ERROR set by the driver.
+  var flaggedError = 0
+  /// Fewer bytes than the format's geometry needs.
+  var short = 0
+  /// MJPEG without SOI at the start or EOI at the end.
+  var truncated = 0
+  /// Frames the driver's sequence numbers say were never delivered.
+  var missing = 0
+  var lastSequence: UInt32?
+
+  var bad: Int { flaggedError + short + truncated }
+
+  var summary: String {
+    "frames delivered \(delivered), error-flagged \(flaggedError), short \(short), truncated MJPEG \(truncated), missing by sequence \(missing)"
+  }
 }
 
 /// The service: one event loop around the devices, carrying out what the pure `Kiosk` decides.
@@ -36,6 +57,8 @@ public final class KioskService {
   private var signals: SignalWatcher?
   private var retryTimer: LoopTimer?
   private var kioskTimer: LoopTimer?
+  private var storageTimer: LoopTimer?
+  private var counts = FrameCounts()
   private var control: ControlServer?
   private var cameraPath: String
   private var capabilities: CapabilityMonitor
@@ -45,8 +68,6 @@ public final class KioskService {
 
   /// Counters for `kioskcam status`, since the service started.
   struct Statistics {
-    var framesReceived = 0
-    var framesDamaged = 0
     var previewFramesShown = 0
     var stillsSaved = 0
     var saveFailures = 0
@@ -190,6 +211,12 @@ public final class KioskService {
         try loop.watch(display.descriptor) { [unowned self] _ in flipDone() }
       }
       retryTimer = try LoopTimer(loop: loop) { [unowned self] in retryCamera() }
+      // Space freed over SSH shows up on screen without a press; a press also checks first.
+      storageTimer = try LoopTimer(loop: loop) { [unowned self] in
+        checkStorage()
+        try? storageTimer?.arm(after: 5_000_000_000)
+      }
+      try storageTimer?.arm(after: 5_000_000_000)
       kioskTimer = try LoopTimer(loop: loop) { [unowned self] in handle(.tick(now())) }
       control = try ControlServer(path: config.control.socket, group: config.control.group, loop: loop) {
         [unowned self] request in answer(request)
@@ -206,6 +233,7 @@ public final class KioskService {
       }
       log("control socket \(config.control.socket)")
       handle(.available(availableModes(), at: now()))
+      checkStorage()
       log("ready")
       try loop.run()
     } catch {
@@ -213,6 +241,7 @@ public final class KioskService {
     }
     camera?.stop()
     writer.sync {}
+    log(counts.summary)
   }
 
   private func now() -> Instant { Instant(nanoseconds: monotonicNanoseconds()) }
@@ -229,6 +258,8 @@ public final class KioskService {
   private func handle(_ event: Event) {
     // Edges the kernel already has come first, in their own order, so the clock never overtakes them.
     if case .edge = event {} else { for lines in allLines { lines.drainPending() } }
+    // A press checks the storage first, so that it is refused before the disk fills, not after.
+    if case .edge(.shutter, .pressed, _) = event { checkStorage() }
     perform(kiosk.handle(event))
     if let deadline = kiosk.nextDeadline {
       try? kioskTimer?.arm(after: max(1, deadline.nanoseconds - monotonicNanoseconds()))
@@ -238,9 +269,6 @@ public final class KioskService {
   }
 
   private static func openCamera(_ path: String, _ settings: Config.Camera) throws(CameraError) -> CameraStream {
-    guard settings.format == .yuyv else {
-      throw .unsupported("format \(settings.format.fourcc) is not handled yet; use yuyv")
-    }
     return try CameraStream(path: path, format: settings.format, size: settings.size, frameRate: settings.frameRate)
   }
 
@@ -254,7 +282,11 @@ public final class KioskService {
     }
     let format = camera.format
     log("camera \(camera.path) \(format.format.fourcc) \(format.width)x\(format.height) streaming")
-    if let display {
+    counts.lastSequence = nil
+    if format.format == .mjpeg, display != nil {
+      log("preview off: MJPEG frames are saved as they come but not yet decoded for the display")
+    }
+    if let display, format.format != .mjpeg {
       scaler = PreviewScaler(
         sourceWidth: format.width, sourceHeight: format.height,
         target: .aspectFit(sourceWidth: format.width, sourceHeight: format.height, into: display.width, display.height))
@@ -277,9 +309,21 @@ public final class KioskService {
     let frame: FrameInfo
     do {
       guard let buffer = try camera.dequeue() else { return }
-      statistics.framesReceived += 1
-      if buffer.damaged || buffer.bytesUsed < camera.format.bytesPerLine * camera.format.height {
-        statistics.framesDamaged += 1
+      counts.delivered += 1
+      if let last = counts.lastSequence, buffer.info.sequence > last &+ 1 {
+        let gap = Int(buffer.info.sequence - last - 1)
+        if counts.missing == 0 { log("camera skipped frames (sequence \(last) to \(buffer.info.sequence)); counting") }
+        counts.missing += gap
+      }
+      counts.lastSequence = buffer.info.sequence
+      let problem = camera.withBytes(of: buffer) { bytes in Self.problem(with: bytes, buffer.damaged, camera.format) }
+      if let problem {
+        switch problem {
+        case .flaggedError: counts.flaggedError += 1
+        case .short: counts.short += 1
+        case .truncated: counts.truncated += 1
+        }
+        if counts.bad == 1 { log("bad frame \(buffer.info.sequence): \(problem), not kept; counting") }
         try camera.requeue(buffer)
         return
       }
@@ -294,6 +338,34 @@ public final class KioskService {
     showPreview(frame)
   }
 
+  enum FrameProblem: CustomStringConvertible {
+    case flaggedError, short, truncated
+    var description: String {
+      switch self {
+      case .flaggedError: "the driver flagged it as damaged"
+      case .short: "fewer bytes than its size needs"
+      case .truncated: "MJPEG without SOI or EOI"
+      }
+    }
+  }
+
+  /// Why a frame cannot become a still, or nil. Only the frame's ends are looked at for MJPEG: the writer
+  /// parses the rest, and a frame that fails there is a failed save, not a silent one.
+  static func problem(with bytes: UnsafeRawBufferPointer, _ flagged: Bool, _ format: StreamFormat) -> FrameProblem? {
+    if flagged { return .flaggedError }
+    switch format.format {
+    case .yuyv:
+      return bytes.count < format.bytesPerLine * format.height ? .short : nil
+    case .nv12:
+      return bytes.count < format.bytesPerLine * (format.height + (format.height + 1) / 2) ? .short : nil
+    case .mjpeg:
+      var end = bytes.count
+      while end > 4, bytes[end - 1] == 0 { end -= 1 }
+      let complete = end >= 4 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[end - 2] == 0xFF && bytes[end - 1] == 0xD9
+      return complete ? nil : .truncated
+    }
+  }
+
   /// Shows the freshest frame; while the last flip is still pending this frame is dropped from the preview only.
   private func showPreview(_ frame: FrameInfo) {
     guard let display, let scaler, let camera, showsPreview(kiosk.screen), let entry = ring.frame(frame) else { return }
@@ -302,7 +374,11 @@ public final class KioskService {
       try display.present { target in
         scaler.clearBorders(target.pixels, width: target.width, height: target.height, destinationStride: target.stride)
         entry.bytes.withUnsafeBytes { source in
-          scaler.drawYUYV(source, stride: stride, into: target.pixels, destinationStride: target.stride)
+          if camera.format.format == .nv12 {
+            scaler.drawNV12(source, stride: stride, into: target.pixels, destinationStride: target.stride)
+          } else {
+            scaler.drawYUYV(source, stride: stride, into: target.pixels, destinationStride: target.stride)
+          }
         }
       }
     } catch {
@@ -388,17 +464,44 @@ public final class KioskService {
       handle(.saveFailed(reason: "frame \(frame.sequence) no longer in the ring", at: now()))
       return
     }
+    // The two frames around the press, from the driver's own timestamps: the log shows the choice was the nearer.
+    let (before, after) = ring.neighbours(of: pressedAt)
+    func offset(_ frame: FrameInfo?) -> String {
+      frame.map { "\($0.sequence) at \(milliseconds($0.timestamp - pressedAt)) ms" } ?? "none"
+    }
+    log("press at \(pressedAt): frame before \(offset(before)), frame after \(offset(after)); saving \(frame.sequence)")
     let format = camera.format
+    let still = StillFrame(
+      format: format.format, width: format.width, height: format.height, bytesPerLine: format.bytesPerLine,
+      range: format.range, bytes: entry.bytes)
+    let controls = camera.exposureAndGain()
+    let captured = WallClock.dateTime(atMonotonic: frame.timestamp)
+    let uniqueID = WallClock.uniqueID()
+    let orientation = ExifOrientation(mountingRotation: config.camera.rotation) ?? .normal
+    let model = camera.card
     let quality = config.capture.jpegQuality
+    let lag = milliseconds(frame.timestamp - pressedAt)
     let results = results
     writer.async {
       do {
-        let planes = entry.bytes.withUnsafeBytes { bytes in
-          PlanarYUV422(
-            yuyv: bytes, width: format.width, height: format.height, stride: format.bytesPerLine, range: format.range)
+        let encoded = try StillPipeline.encode(still, quality: quality)
+        let metadata = ExifMetadata(
+          make: "kioskcam", model: model, software: "kioskcam", captured: captured, orientation: orientation,
+          pixelWidth: encoded.width, pixelHeight: encoded.height, uniqueID: uniqueID,
+          exposure100Microseconds: controls.exposure100Microseconds)
+        let file = try StillPipeline.withExif(encoded, metadata)
+        let item = try roll.publish(file, kind: .still)
+        let record = ItemRecord(
+          mediaType: MediaKind.still.rawValue, file: item.relativePath, bytes: file.count, width: encoded.width,
+          height: encoded.height, captured: captured.isoText, shutterLagMilliseconds: lag,
+          sourceFormat: still.format.fourcc, crop: nil, frameSequence: frame.sequence,
+          exposure100Microseconds: controls.exposure100Microseconds, gain: controls.gain, uniqueID: uniqueID)
+        do {
+          try roll.append(record)
+        } catch {
+          // The picture is whole and published; only its record is missing, and `roll list` still shows it.
+          log("record of \(item.relativePath) not written: \(error)")
         }
-        let jpeg = try JPEGEncoder.encode(planes, quality: quality)
-        let item = try roll.publish(jpeg, kind: .still)
         results.post(.saved(item, frame, pressedAt: pressedAt))
       } catch {
         results.post(.failed("\(error)"))
@@ -418,6 +521,18 @@ public final class KioskService {
       statistics.saveFailures += 1
       handle(.saveFailed(reason: reason, at: now()))
     }
+    checkStorage()
+  }
+
+  /// Tells the kiosk whether the roll is below its free-space reserve; the kiosk acts only on a change.
+  private func checkStorage() {
+    guard let roll else { return }
+    guard let available = roll.availableBytes else {
+      perform(kiosk.handle(.storage(full: true, detail: "\(roll.root): cannot read the free space", at: now())))
+      return
+    }
+    let detail = "\(available / 1_048_576) MiB free on \(roll.root), reserve \(config.roll.reserveMegabytes) MiB"
+    perform(kiosk.handle(.storage(full: available < config.roll.reserveBytes, detail: detail, at: now())))
   }
 
   private func flipDone() {
@@ -488,7 +603,7 @@ public final class KioskService {
       mode: kiosk.mode.rawValue, screen: describe(kiosk.screen),
       availableModes: KioskMode.allCases.filter { kiosk.available.contains($0) }.map(\.rawValue),
       camera: camera?.path, cameraAvailable: kiosk.cameraAvailable, display: display?.path,
-      framesReceived: statistics.framesReceived, framesDamaged: statistics.framesDamaged,
+      framesReceived: counts.delivered, framesDamaged: counts.bad, framesMissing: counts.missing,
       previewFramesShown: statistics.previewFramesShown, stillsSaved: statistics.stillsSaved,
       saveFailures: statistics.saveFailures, refusedPresses: kiosk.refusedPresses,
       lastShutterLagMilliseconds: statistics.lastShutterLag.map(milliseconds))

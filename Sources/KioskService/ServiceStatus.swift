@@ -10,6 +10,8 @@ struct ServiceStatus: Codable, Sendable, Equatable {
   let display: String?
   let framesReceived: Int
   let framesDamaged: Int
+  /// Frames the driver's sequence numbers say were never delivered.
+  let framesMissing: Int
   let previewFramesShown: Int
   let stillsSaved: Int
   let saveFailures: Int
@@ -28,7 +30,7 @@ struct ServiceStatus: Codable, Sendable, Equatable {
     screen: \(screen)
     camera: \(camera ?? "none")\(cameraAvailable ? "" : " (not available)")
     display: \(display ?? "none")
-    frames: \(framesReceived) received, \(framesDamaged) damaged, \(previewFramesShown) shown
+    frames: \(framesReceived) received, \(framesDamaged) damaged, \(framesMissing) missing, \(previewFramesShown) shown
     stills: \(stillsSaved) saved, \(saveFailures) failed, \(refusedPresses) presses refused
     last shutter lag: \(lastShutterLagMilliseconds.map { "\($0) ms" } ?? "none yet")
     """

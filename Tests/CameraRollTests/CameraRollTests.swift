@@ -94,3 +94,51 @@ extension CameraRollTests {
     #expect(throws: RollError.self) { try roll.discard(path) }
   }
 }
+
+@Suite struct ItemRecordTests {
+  let root: String
+
+  init() throws {
+    root = NSTemporaryDirectory() + "kioskcam-records-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+  }
+
+  func record(_ file: String, lag: Double = 12.5) -> ItemRecord {
+    ItemRecord(
+      mediaType: "still", file: file, bytes: 3, width: 640, height: 360, captured: "2026-01-02T03:04:05.006+01:00",
+      shutterLagMilliseconds: lag, sourceFormat: "YUYV", crop: nil, frameSequence: 7, exposure100Microseconds: nil,
+      gain: 10, uniqueID: "00")
+  }
+
+  @Test func recordsSurviveARestartAndFollowTheFilesOnDisk() throws {
+    var roll = try CameraRoll(root: root, suffix: "KIOSK")
+    let first = try roll.publish([1, 2, 3], kind: .still)
+    try roll.append(record(first.relativePath))
+    let second = try roll.publish([4, 5, 6], kind: .still)
+    try roll.append(record(second.relativePath, lag: -3))
+    roll = try CameraRoll(root: root, suffix: "KIOSK")
+    // Deleted over SSH: its record no longer lists; a file copied in lists without one.
+    try FileManager.default.removeItem(atPath: "\(root)/\(first.relativePath)")
+    _ = FileManager.default.createFile(atPath: "\(root)/DCIM/100KIOSK/IMG_0009.JPG", contents: Data([1]))
+    let items = CameraRoll.list(root: root)
+    #expect(items.map(\.file) == ["DCIM/100KIOSK/IMG_0002.JPG", "DCIM/100KIOSK/IMG_0009.JPG"])
+    #expect(items[0].record == record(second.relativePath, lag: -3))
+    #expect(items[0].bytes == 3)
+    #expect(items[1].record == nil)
+  }
+
+  @Test func aTornLastLineFromACrashIsClosedAndSkipped() throws {
+    var roll = try CameraRoll(root: root, suffix: "KIOSK")
+    let first = try roll.publish([1], kind: .still)
+    try roll.append(record(first.relativePath))
+    let handle = try #require(FileHandle(forWritingAtPath: "\(root)/\(CameraRoll.recordsFile)"))
+    handle.seekToEndOfFile()
+    handle.write(Data("{\"file\":\"DCIM/100KIOSK/IMG_0002.JPG\",\"byt".utf8))
+    handle.closeFile()
+    roll = try CameraRoll(root: root, suffix: "KIOSK")
+    let second = try roll.publish([2], kind: .still)
+    try roll.append(record(second.relativePath))
+    let records = CameraRoll.readRecords(root: root)
+    #expect(records.keys.sorted() == [first.relativePath, second.relativePath])
+  }
+}

@@ -254,16 +254,17 @@ struct BoardDeviceTests {
     #expect(result.stderr == "kioskcam: /etc/kioskcam/missing.conf: cannot read: No such file or directory\n")
   }
 
-  private func jpegs(in roll: String) throws -> [String] {
+  func jpegs(in roll: String) throws -> [String] {
     let enumerator = FileManager.default.enumerator(atPath: roll)
     var found: [String] = []
     while let path = enumerator?.nextObject() as? String {
-      if path.hasSuffix(".JPG") { found.append(path) }
+      // Hidden names are the roll's temporary files, never published items.
+      if path.hasSuffix(".JPG"), !(path as NSString).lastPathComponent.hasPrefix(".") { found.append(path) }
     }
     return found.sorted()
   }
 
-  private func hiddenFiles(in roll: String) throws -> [String] {
+  func hiddenFiles(in roll: String) throws -> [String] {
     try FileManager.default.subpathsOfDirectory(atPath: "\(roll)/DCIM").filter {
       ($0 as NSString).lastPathComponent.hasPrefix(".")
     }

@@ -39,3 +39,48 @@ import Testing
     #expect(throws: JPEGError.self) { try JPEGDecoder.decodeRGB([0xFF, 0xD8, 0x00, 0x01, 0x02]) }
   }
 }
+
+@Suite struct NV12AndThumbnailTests {
+  @Test func nv12SplitsIntoHalfSizeChromaPlanes() {
+    // 4x2 luma with a 2-byte row padding, then one CbCr row for the two luma rows.
+    let frame: [UInt8] = [1, 2, 3, 4, 0, 0, 5, 6, 7, 8, 0, 0, 20, 30, 21, 31, 0, 0]
+    let planes = frame.withUnsafeBytes { PlanarYCbCr(nv12: $0, width: 4, height: 2, stride: 6, range: .full) }
+    #expect(planes.luma == [1, 2, 3, 4, 5, 6, 7, 8])
+    #expect(planes.cb == [20, 21])
+    #expect(planes.cr == [30, 31])
+    #expect(planes.chromaWidth == 2 && planes.chromaHeight == 1)
+  }
+
+  @Test func nv12LimitedRangeIsExpanded() {
+    let frame: [UInt8] = [16, 235, 16, 235, 240, 16]
+    let planes = frame.withUnsafeBytes { PlanarYCbCr(nv12: $0, width: 2, height: 2, stride: 2, range: .limited) }
+    #expect(planes.luma == [0, 255, 0, 255])
+    #expect(planes.cb == [255] && planes.cr == [0])
+  }
+
+  @Test func aWideFrameIsLetterboxedIntoTheThumbnailAndAveraged() {
+    // 320x180 (16:9): left half luma 200, right half 100; the 160x120 thumbnail is 160x90 with 15-row bars.
+    let width = 320, height = 180
+    let luma = (0..<(width * height)).map { UInt8($0 % width < width / 2 ? 200 : 100) }
+    let chroma = [UInt8](repeating: 90, count: (width / 2) * height)
+    let planes = PlanarYCbCr(
+      width: width, height: height, chromaWidth: width / 2, chromaHeight: height, luma: luma, cb: chroma, cr: chroma)
+    let thumbnail = planes.thumbnail(width: 160, height: 120)
+    #expect(thumbnail.chromaWidth == 80 && thumbnail.chromaHeight == 60)
+    #expect(thumbnail.luma[0] == 0 && thumbnail.luma[14 * 160 + 50] == 0, "black bar above")
+    #expect(thumbnail.luma[105 * 160 + 50] == 0, "black bar below")
+    #expect(thumbnail.luma[15 * 160 + 10] == 200 && thumbnail.luma[104 * 160 + 150] == 100)
+    #expect(thumbnail.cb[2 * 80 + 10] == 128, "neutral chroma in the bar")
+    #expect(thumbnail.cb[30 * 80 + 10] == 90)
+  }
+
+  @Test func fourTwoZeroPlanesEncodeAndDecode() throws {
+    let planes = PlanarYCbCr(
+      width: 32, height: 18, chromaWidth: 16, chromaHeight: 9, luma: [UInt8](repeating: 235, count: 32 * 18),
+      cb: [UInt8](repeating: 128, count: 16 * 9), cr: [UInt8](repeating: 128, count: 16 * 9))
+    let jpeg = try JPEGEncoder.encode(planes, quality: 90)
+    let header = try JPEGDecoder.header(jpeg)
+    #expect(header.width == 32 && header.height == 18)
+    #expect(try JPEGDecoder.decodePlanes(jpeg).chromaHeight == 9, "4:2:0 kept")
+  }
+}

@@ -29,6 +29,7 @@ import Testing
       format = YUYV
       size = 1280x720   # trailing comment
       frame-rate = 15
+      rotation = 270
       [display]
       device = none
       missing-message-seconds = 3
@@ -74,6 +75,8 @@ import Testing
     #expect(config.roll.mount == .label("KIOSKROLL"))
     #expect(config.capabilities.required == [.stillCamera, .display])
     #expect(config.capabilities.optional == [])
+    #expect(config.camera.rotation == 270)
+    #expect(config.roll.reserveBytes == 500 * 1_048_576)
   }
 
   @Test(arguments: [
@@ -92,6 +95,11 @@ import Testing
     #expect(requiredDisplay.required == [.display, .shutterButton])
     #expect(requiredDisplay.optional == [.stillCamera, .movieCamera, .modeButton, .cameraRoll])
     #expect(try parse("[capabilities]\nrequired = none").get().capabilities.required == [])
+  }
+
+  @Test(arguments: ["45", "-90", "360", "upside-down"])
+  func rotationIsAQuarterTurn(value: String) {
+    #expect(throws: ConfigProblems.self) { try parse("[camera]\nrotation = \(value)").get() }
   }
 
   @Test func everyProblemIsReportedWithFileAndLine() {

@@ -267,3 +267,54 @@ import Testing
     #expect(kiosk.handle(.frame(frame(1, at: 20))).contains(.light(.ready, true)))
   }
 }
+
+extension KioskTests {
+  @Test(arguments: [(1005 as Int64, 1 as UInt32), (1035, 2), (1060, 3), (1075, 3)])
+  func aLatePressTakesTheNearestOfTheRecentFrames(pressedAt: Int64, expected: UInt32) {
+    var kiosk = kiosk()
+    for (sequence, time) in [(1, 1000), (2, 1040), (3, 1080)] { _ = kiosk.handle(.frame(frame(UInt32(sequence), at: Int64(time)))) }
+    // The edge reaches the loop after frame 3 (the loop was busy): the moment is already among the frames.
+    let actions = kiosk.handle(.edge(.shutter, .pressed, at: ms(pressedAt))) + kiosk.handle(.tick(ms(1090)))
+    guard case .saveStill(let chosen, _) = saves(actions).first else {
+      Issue.record("no still for a press at \(pressedAt): \(actions)")
+      return
+    }
+    #expect(chosen.sequence == expected)
+  }
+
+  @Test func aTieBetweenTwoFramesGoesToTheLater() {
+    var kiosk = kiosk()
+    _ = kiosk.handle(.frame(frame(1, at: 1000)))
+    _ = kiosk.handle(.edge(.shutter, .pressed, at: ms(1020)))
+    _ = kiosk.handle(.tick(ms(1025)))
+    #expect(saves(kiosk.handle(.frame(frame(2, at: 1040)))) == [.saveStill(frame(2, at: 1040), pressedAt: ms(1020))])
+  }
+
+  @Test func belowTheReserveTheShutterIsRefusedWithStorageFull() {
+    var kiosk = kiosk()
+    let actions = kiosk.handle(.storage(full: true, detail: "10 MiB free", at: ms(0)))
+    #expect(actions.contains(.show(.message("Storage full"))))
+    #expect(actions.contains(.log("storage full: 10 MiB free")))
+    #expect(actions.contains(.light(.ready, false)))
+    #expect(kiosk.handle(.storage(full: true, detail: "9 MiB free", at: ms(1))) == [], "said once per change")
+    let refused = click(&kiosk, .shutter, at: 10)
+    #expect(refused.contains(.log("shutter refused: storage full")))
+    #expect(saves(kiosk.handle(.frame(frame(1, at: 200)))) == [])
+  }
+
+  @Test func whenSpaceIsFreedTheNextPressWorks() {
+    var kiosk = kiosk()
+    _ = kiosk.handle(.storage(full: true, detail: "", at: ms(0)))
+    #expect(kiosk.handle(.storage(full: false, detail: "freed", at: ms(50))).contains(.show(.live(.still))))
+    _ = click(&kiosk, .shutter, at: 100)
+    #expect(saves(kiosk.handle(.frame(frame(2, at: 110)))).count == 1)
+  }
+
+  @Test func aLostCameraOutranksStorageFullOnScreen() {
+    var kiosk = kiosk()
+    _ = kiosk.handle(.cameraLost(reason: "ENODEV", at: ms(0)))
+    _ = kiosk.handle(.storage(full: true, detail: "", at: ms(1)))
+    #expect(kiosk.screen == .message("Camera not available"))
+    #expect(kiosk.handle(.cameraBack(at: ms(2))).contains(.show(.message("Storage full"))))
+  }
+}

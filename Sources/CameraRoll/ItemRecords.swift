@@ -1,0 +1,133 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import Foundation
+import KioskCore
+import LinuxIO
+
+/// The metadata of one published item, the camera roll's answer to the image picker's "info" dictionary.
+///
+/// One JSON object a line in `.kioskcam-items.jsonl` beside `DCIM`: appended and fsynced after the item is
+/// published, so a record never names a file that is not there (a crash in between loses only the record).
+public struct ItemRecord: Codable, Sendable, Equatable {
+  /// `still` or `movie`.
+  public var mediaType: String
+  /// Relative to the roll: `DCIM/100KIOSK/IMG_0001.JPG`.
+  public var file: String
+  public var bytes: Int
+  public var width: Int
+  public var height: Int
+  /// Wall-clock time of the saved frame, ISO 8601 with the UTC offset (the EXIF DateTimeOriginal, to the ms).
+  public var captured: String
+  /// Saved frame's timestamp minus the button edge's, in milliseconds: negative when the frame came before
+  /// the press (zero shutter lag picks the nearest frame, on either side).
+  public var shutterLagMilliseconds: Double
+  /// The camera's pixel format (V4L2 fourcc): `YUYV`, `NV12`, `MJPG`.
+  public var sourceFormat: String
+  /// The part of the frame that was kept, `WIDTHxHEIGHT+X+Y`; nil when the whole frame was saved.
+  public var crop: String?
+  /// The driver's sequence number of the saved frame.
+  public var frameSequence: UInt32
+  /// The camera's controls at capture, as the driver reports them, where it has them.
+  public var exposure100Microseconds: Int?
+  public var gain: Int?
+  /// EXIF ImageUniqueID.
+  public var uniqueID: String
+
+  public init(
+    mediaType: String, file: String, bytes: Int, width: Int, height: Int, captured: String,
+    shutterLagMilliseconds: Double, sourceFormat: String, crop: String?, frameSequence: UInt32,
+    exposure100Microseconds: Int?, gain: Int?, uniqueID: String
+  ) {
+    self.mediaType = mediaType
+    self.file = file
+    self.bytes = bytes
+    self.width = width
+    self.height = height
+    self.captured = captured
+    self.shutterLagMilliseconds = shutterLagMilliseconds
+    self.sourceFormat = sourceFormat
+    self.crop = crop
+    self.frameSequence = frameSequence
+    self.exposure100Microseconds = exposure100Microseconds
+    self.gain = gain
+    self.uniqueID = uniqueID
+  }
+}
+
+/// A published file as `kioskcam roll list` shows it: its record when there is one.
+public struct ListedItem: Encodable, Sendable, Equatable {
+  public let file: String
+  public let bytes: Int
+  public let record: ItemRecord?
+}
+
+extension CameraRoll {
+  static let recordsFile = ".kioskcam-items.jsonl"
+
+  /// Appends `record` durably. A torn last line from a crash was closed with a newline at start, so this
+  /// line is always whole on its own.
+  public func append(_ record: ItemRecord) throws(RollError) {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(record) else { throw .unavailable("cannot encode the record of \(record.file)") }
+    let line = [UInt8](data) + [0x0A]
+    try records.withLock { (_) throws(RollError) in
+      do throws(SystemCallError) {
+        let file = try OwnedFD(opening: "\(root)/\(Self.recordsFile)", flags: O_WRONLY | O_APPEND | O_CREAT, mode: 0o644)
+        do throws(SystemCallError) {
+          try file.writeAll(line)
+          try file.sync()
+        } catch {
+          // A line cut by ENOSPC must not glue itself to the next record.
+          _ = try? OwnedFD(opening: "\(root)/\(Self.recordsFile)", flags: O_WRONLY | O_APPEND).writeAll([0x0A])
+          throw error
+        }
+        try file.close()
+      } catch {
+        throw .io(error)
+      }
+    }
+  }
+
+  /// Ends a torn last line (a crash in the middle of an append) so that the next record starts clean.
+  func repairRecords() {
+    let path = "\(root)/\(Self.recordsFile)"
+    guard let file = try? OwnedFD(opening: path, flags: O_RDONLY), let bytes = try? file.readToEnd(),
+      let last = bytes.last, last != 0x0A
+    else { return }
+    _ = try? OwnedFD(opening: path, flags: O_WRONLY | O_APPEND).writeAll([0x0A])
+  }
+
+  /// Every record that parses, the last one for each file winning; torn or foreign lines are skipped.
+  public static func readRecords(root: String) -> [String: ItemRecord] {
+    guard let file = try? OwnedFD(opening: "\(root)/\(recordsFile)", flags: O_RDONLY), let bytes = try? file.readToEnd()
+    else { return [:] }
+    let decoder = JSONDecoder()
+    var result: [String: ItemRecord] = [:]
+    for line in bytes.split(separator: 0x0A) {
+      if let record = try? decoder.decode(ItemRecord.self, from: Data(line)) { result[record.file] = record }
+    }
+    return result
+  }
+
+  /// The published items on disk in DCF order, each with its record; records of files deleted over SSH are
+  /// left out, files without a record (copied in, or a crash before the record) are listed without one.
+  public static func list(root: String) -> [ListedItem] {
+    let records = readRecords(root: root)
+    let dcim = "\(root)/DCIM"
+    var items: [(RollNumber, ListedItem)] = []
+    for folderName in DirectoryListing.names(in: dcim) {
+      guard let folder = RollNumber.folderNumber(of: folderName) else { continue }
+      for name in DirectoryListing.names(in: "\(dcim)/\(folderName)") {
+        guard let fileNumber = RollNumber.fileNumber(of: name), let number = RollNumber(folder: folder, file: fileNumber)
+        else { continue }
+        let relative = "DCIM/\(folderName)/\(name)"
+        var info = stat()
+        guard stat("\(root)/\(relative)", &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { continue }
+        items.append((number, ListedItem(file: relative, bytes: Int(info.st_size), record: records[relative])))
+      }
+    }
+    return items.sorted { ($0.0, $0.1.file) < ($1.0, $1.1.file) }.map(\.1)
+  }
+}

@@ -1,0 +1,99 @@
+import Imaging
+import JPEGCodec
+import KioskCore
+import MediaFiles
+
+/// A frame copied out of the driver's buffer, with what is needed to read it.
+public struct StillFrame: Sendable {
+  public let format: PixelFormat
+  public let width: Int
+  public let height: Int
+  public let bytesPerLine: Int
+  public let range: YCbCrRange
+  public let bytes: [UInt8]
+
+  public init(format: PixelFormat, width: Int, height: Int, bytesPerLine: Int, range: YCbCrRange, bytes: [UInt8]) {
+    self.format = format
+    self.width = width
+    self.height = height
+    self.bytesPerLine = bytesPerLine
+    self.range = range
+    self.bytes = bytes
+  }
+}
+
+public struct StillError: Error, Sendable, CustomStringConvertible {
+  public let description: String
+}
+
+/// Frame to JPEG file bytes, in the stages the benchmark times one by one: planes, encode, EXIF.
+public enum StillPipeline {
+  public static let thumbnailWidth = 160
+  public static let thumbnailHeight = 120
+  static let thumbnailQuality = 75
+
+  /// The compressed picture and the planes its thumbnail is made from.
+  public struct Encoded: Sendable {
+    public let jpeg: [UInt8]
+    public let planes: any YCbCrPlanes
+    public let width: Int
+    public let height: Int
+
+    public init(jpeg: [UInt8], planes: any YCbCrPlanes, width: Int, height: Int) {
+      self.jpeg = jpeg
+      self.planes = planes
+      self.width = width
+      self.height = height
+    }
+  }
+
+  /// Full-range planes of a YUYV or NV12 frame; an MJPEG frame is decoded (for its thumbnail only).
+  public static func planes(of frame: StillFrame) throws(StillError) -> any YCbCrPlanes {
+    switch frame.format {
+    case .yuyv:
+      guard frame.bytes.count >= frame.bytesPerLine * frame.height else { throw StillError(description: "short YUYV frame") }
+      return frame.bytes.withUnsafeBytes {
+        PlanarYUV422(yuyv: $0, width: frame.width, height: frame.height, stride: frame.bytesPerLine, range: frame.range)
+      }
+    case .nv12:
+      guard frame.bytes.count >= frame.bytesPerLine * (frame.height + (frame.height + 1) / 2) else {
+        throw StillError(description: "short NV12 frame")
+      }
+      return frame.bytes.withUnsafeBytes {
+        PlanarYCbCr(nv12: $0, width: frame.width, height: frame.height, stride: frame.bytesPerLine, range: frame.range)
+      }
+    case .mjpeg:
+      do {
+        return try JPEGDecoder.decodePlanes(frame.bytes)
+      } catch {
+        throw StillError(description: "MJPEG frame does not decode: \(error)")
+      }
+    }
+  }
+
+  /// The picture as JPEG: YUYV and NV12 compressed from their planes; MJPEG kept as the camera made it.
+  public static func encode(_ frame: StillFrame, quality: Int) throws(StillError) -> Encoded {
+    let planes = try planes(of: frame)
+    if frame.format == .mjpeg {
+      return Encoded(jpeg: frame.bytes, planes: planes, width: planes.width, height: planes.height)
+    }
+    do {
+      return Encoded(jpeg: try JPEGEncoder.encode(planes, quality: quality), planes: planes, width: frame.width, height: frame.height)
+    } catch {
+      throw StillError(description: "\(error)")
+    }
+  }
+
+  /// The file: EXIF (with a 160x120 thumbnail) first, then the picture's own segments and its scan unchanged.
+  public static func withExif(_ encoded: Encoded, _ metadata: ExifMetadata) throws(StillError) -> [UInt8] {
+    do {
+      let structure = try JPEGStructure(encoded.jpeg)
+      let small = encoded.planes.thumbnail(width: thumbnailWidth, height: thumbnailHeight)
+      let thumbnail = try JPEGEncoder.encode(small, quality: thumbnailQuality)
+      let app1 = try ExifWriter.app1Segment(metadata, thumbnail: thumbnail)
+      return structure.replacingMetadata(of: encoded.jpeg, with: app1)
+    } catch {
+      throw StillError(description: "\(error)")
+    }
+  }
+}

@@ -1,0 +1,36 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import KioskCore
+import MediaFiles
+
+/// The real clock, which only the service reads: it dates stills for EXIF and the records.
+enum WallClock {
+  /// The local date and time at which CLOCK_MONOTONIC read `instant` (a frame's timestamp), with the offset
+  /// from UTC in force then. Both clocks are read together now; the frame's age is carried back.
+  static func dateTime(atMonotonic instant: Instant) -> ExifDateTime {
+    var realtime = timespec()
+    var monotonic = timespec()
+    clock_gettime(CLOCK_REALTIME, &realtime)
+    clock_gettime(CLOCK_MONOTONIC, &monotonic)
+    let nowMonotonic = Int64(monotonic.tv_sec) * 1_000_000_000 + Int64(monotonic.tv_nsec)
+    let nowReal = Int64(realtime.tv_sec) * 1_000_000_000 + Int64(realtime.tv_nsec)
+    let then = nowReal - (nowMonotonic - instant.nanoseconds)
+    var seconds = time_t(then / 1_000_000_000)
+    var local = tm()
+    localtime_r(&seconds, &local)
+    return ExifDateTime(
+      year: Int(local.tm_year) + 1900, month: Int(local.tm_mon) + 1, day: Int(local.tm_mday), hour: Int(local.tm_hour),
+      minute: Int(local.tm_min), second: Int(local.tm_sec), millisecond: Int((then % 1_000_000_000) / 1_000_000),
+      utcOffsetMinutes: Int(local.tm_gmtoff) / 60)
+  }
+
+  /// 32 hexadecimal digits from the system's random source: ImageUniqueID.
+  static func uniqueID() -> String {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<2).map { _ in
+      let text = String(generator.next() as UInt64, radix: 16, uppercase: false)
+      return String(repeating: "0", count: 16 - text.count) + text
+    }.joined()
+  }
+}
