@@ -101,10 +101,32 @@ extension BoardDeviceTests {
       #expect(gone.status == 69 && gone.stderr.contains("kioskcam is not running"), "\(gone.stderr)")
     }
 
-    private func jpegCount(in roll: String) throws -> Int {
+    func jpegCount(in roll: String) throws -> Int {
       (try? FileManager.default.subpathsOfDirectory(atPath: "\(roll)/DCIM"))?.filter {
         $0.hasSuffix(".JPG") && !($0 as NSString).lastPathComponent.hasPrefix(".")
       }.count ?? 0
     }
+  }
+}
+
+extension BoardDeviceTests.Controls {
+  /// A kiosk whose shutter line is missing, with `shutter-button` optional: it runs, says so once, and the
+  /// control socket still takes photos.
+  @Test func withoutAShutterLineTheSocketStillTakesPhotos() throws {
+    let (config, roll) = try Board.makeConfig(name: "noshutter") {
+      $0.replacingOccurrences(of: "shutter = shutter", with: "shutter = nonexistent")
+        .replacingOccurrences(
+          of: "required = still-camera, shutter-button, camera-roll\noptional = display, mode-button",
+          with: "required = still-camera, camera-roll\noptional = display, mode-button, shutter-button")
+    }
+    try Board.spawn("noshutter", [Board.binary, "run", "--config", config])
+    defer { _ = try? Board.kill("noshutter") }
+    try Board.waitFor("the service to be ready") { try Board.logs("noshutter").contains("kioskcam: ready") }
+    let log = try Board.logs("noshutter")
+    #expect(log.components(separatedBy: "kioskcam: shutter-button off (optional):").count == 2, "logged once: \(log)")
+    let shutter = try Board.run("\(Board.binary) shutter")
+    #expect(shutter.status == 0 && shutter.stdout == "ok\n", "\(shutter.stdout) \(shutter.stderr)")
+    try Board.waitFor("IMG_0001.JPG") { try Board.logs("noshutter").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+    #expect(try jpegCount(in: roll) == 1)
   }
 }
