@@ -20,10 +20,7 @@ public struct GPIOChipInfo: Encodable, Sendable, Equatable {
 public enum GPIOProbe {
   /// Every `/dev/gpiochip*` with its lines, in number order.
   public static func list(devicesIn directory: String = "/dev") -> [GPIOChipInfo] {
-    let nodes = DirectoryListing.names(in: directory)
-      .filter { $0.hasPrefix("gpiochip") && Int($0.dropFirst(8)) != nil }
-      .sorted { Int($0.dropFirst(8))! < Int($1.dropFirst(8))! }
-    return nodes.compactMap { try? describe("\(directory)/\($0)") }
+    DirectoryListing.numberedNodes(in: directory, prefix: "gpiochip").compactMap { try? describe($0) }
   }
 
   public static func describe(_ path: String) throws(ButtonError) -> GPIOChipInfo {

@@ -41,11 +41,8 @@ public struct CameraInfo: Encodable, Sendable, Equatable {
 public enum CameraProbe {
   /// Every `/dev/video*` node that is a video capture device, in number order.
   public static func list(devicesIn directory: String = "/dev") -> [CameraInfo] {
-    let nodes = DirectoryListing.names(in: directory)
-      .filter { $0.hasPrefix("video") && Int($0.dropFirst(5)) != nil }
-      .sorted { Int($0.dropFirst(5))! < Int($1.dropFirst(5))! }
-    return nodes.compactMap { name in
-      guard let info = try? describe("\(directory)/\(name)"), info.capture else { return nil }
+    DirectoryListing.numberedNodes(in: directory, prefix: "video").compactMap { path in
+      guard let info = try? describe(path), info.capture else { return nil }
       return info
     }
   }

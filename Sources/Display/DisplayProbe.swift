@@ -25,10 +25,7 @@ public struct DisplayCardInfo: Encodable, Sendable, Equatable {
 public enum DisplayProbe {
   /// Every `/dev/dri/card*` with its connectors and modes, in number order.
   public static func list(devicesIn directory: String = "/dev/dri") -> [DisplayCardInfo] {
-    let nodes = DirectoryListing.names(in: directory)
-      .filter { $0.hasPrefix("card") && Int($0.dropFirst(4)) != nil }
-      .sorted { Int($0.dropFirst(4))! < Int($1.dropFirst(4))! }
-    return nodes.compactMap { try? describe("\(directory)/\($0)") }
+    DirectoryListing.numberedNodes(in: directory, prefix: "card").compactMap { try? describe($0) }
   }
 
   public static func describe(_ path: String) throws(DisplayError) -> DisplayCardInfo {

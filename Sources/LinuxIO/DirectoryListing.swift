@@ -16,4 +16,15 @@ public enum DirectoryListing {
     }
     return names
   }
+
+  /// Device nodes named `prefix` and a number (`video0`, `card1`, `gpiochip2`), as full paths in number order.
+  public static func numberedNodes(in directory: String, prefix: String) -> [String] {
+    names(in: directory)
+      .compactMap { name -> (Int, String)? in
+        guard name.hasPrefix(prefix), let number = Int(name.dropFirst(prefix.count)) else { return nil }
+        return (number, "\(directory)/\(name)")
+      }
+      .sorted { $0.0 < $1.0 }
+      .map(\.1)
+  }
 }

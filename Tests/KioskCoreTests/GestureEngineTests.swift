@@ -107,7 +107,7 @@ import Testing
   /// glitches between them: exactly ten presses come out. Seeded, so a failure replays.
   @Test(arguments: [1 as UInt64, 2, 3, 42, 2026])
   func tenBouncyPressesAreTenPresses(seed: UInt64) {
-    var random = SplitMix64(seed: seed)
+    var random = SeededGenerator(seed: seed)
     var trace: [(Double, ButtonRole, ButtonEdge)] = []
     var starts: [Double] = []
     var time = 0.0
@@ -134,7 +134,7 @@ import Testing
   /// The loop may tick late (a busy moment) or only at edges: decisions come out the same and in time order.
   @Test(arguments: [7 as UInt64, 8, 9])
   func decisionsDoNotDependOnHowOftenTheLoopTicks(seed: UInt64) {
-    var random = SplitMix64(seed: seed)
+    var random = SeededGenerator(seed: seed)
     var trace: [(Double, ButtonRole, ButtonEdge)] = []
     var time = 0.0
     var levels: [ButtonRole: Bool] = [:]
@@ -154,24 +154,11 @@ import Testing
   }
 
   /// Up to 20 alternating edges within 20 ms, always ending at `level`.
-  private func burst(at start: Double, ending level: ButtonEdge, random: inout SplitMix64) -> [(Double, ButtonRole, ButtonEdge)] {
+  private func burst(at start: Double, ending level: ButtonEdge, random: inout SeededGenerator) -> [(Double, ButtonRole, ButtonEdge)] {
     let count = Int(random.next() % 10) * 2 + 1  // odd, so the burst ends where it began
     let other: ButtonEdge = level == .pressed ? .released : .pressed
     return (0..<count).map { index in
       (start + Double(index) * 20 / Double(count), .shutter, index.isMultiple(of: 2) ? level : other)
     }
-  }
-}
-
-/// A small seeded generator, so that a random trace that fails can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
