@@ -201,11 +201,13 @@ struct BoardDeviceTests {
     try Board.click("shutter")
     try Board.waitFor("IMG_0001.JPG") { try Board.logs("reprobe").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
 
-    // The service closes the camera when it sees the disconnect, which lets the module go.
-    let removed = try Board.run(
-      "v4l2-ctl -d /dev/video0 -c disconnect=1 && for i in $(seq 50); do rmmod vivid 2>/dev/null && exit 0; sleep 0.1; done; exit 1")
-    try #require(removed.status == 0, "vivid removed: \(removed.stderr)")
+    // The service closes the camera when it sees the disconnect, which lets the module go. On a loaded
+    // emulated machine that can take seconds: wait for the service to say so, then give rmmod time.
+    let disconnected = try Board.run("v4l2-ctl -d /dev/video0 -c disconnect=1")
+    try #require(disconnected.status == 0, "disconnect: \(disconnected.stderr)")
     try Board.waitFor("the camera-lost log line") { try Board.logs("reprobe").contains("kioskcam: camera lost: /dev/video0") }
+    let removed = try Board.run("for i in $(seq 300); do rmmod vivid 2>/dev/null && exit 0; sleep 0.1; done; exit 1")
+    try #require(removed.status == 0, "vivid removed: \(removed.stderr)")
     try Board.waitFor("the Camera not available screen") { try Board.screendump().pixel(640, 400) == (48, 48, 48) }
     let log = try Board.logs("reprobe")
     #expect(log.contains("kioskcam: still-camera (required) lost: /dev/video0"))
