@@ -83,6 +83,58 @@ func run(_ tool: String, _ arguments: [String], in directory: URL = repository) 
     }
   }
 
+  /// The drop-in read by OpenSSH's own sshd: `-t` checks it, `-T -C` prints what a connection of the camera
+  /// account gets on each port, the way sshd will decide it. A scratch main config stands in for the
+  /// appliance's; only its host key is needed.
+  @Test func theSSHDropInConfinesTheCameraAccount() throws {
+    let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("kioskcam-sshd-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let key = folder.appendingPathComponent("hostkey").path
+    let keygen = try run("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", key])
+    try #require(keygen.status == 0, "\(keygen.output)")
+    let dropIn = repository.appendingPathComponent("rootfs-overlay/etc/ssh/sshd_config.d/kioskcam-camera.conf").path
+    let config = folder.appendingPathComponent("sshd_config").path
+    try "HostKey \(key)\nInclude \(dropIn)\n".write(toFile: config, atomically: true, encoding: .utf8)
+
+    let check = try run("/usr/sbin/sshd", ["-t", "-f", config])
+    #expect(check.status == 0, "\(check.output)")
+
+    func effective(user: String, port: Int) throws -> [String: String] {
+      let result = try run("/usr/sbin/sshd", ["-T", "-f", config, "-C", "user=\(user),host=pc,addr=192.0.2.1,lport=\(port)"])
+      #expect(result.status == 0, "\(result.output)")
+      var settings: [String: String] = [:]
+      for line in result.output.split(separator: "\n") {
+        let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+        if parts.count == 2, settings[parts[0]] == nil { settings[parts[0]] = parts[1] }
+      }
+      return settings
+    }
+    for port in [22, 2222] {
+      let camera = try effective(user: "camera", port: port)
+      #expect(camera["authenticationmethods"] == "publickey")
+      #expect(camera["passwordauthentication"] == "no")
+      #expect(camera["authorizedkeysfile"] == "/etc/kioskcam/ssh/authorized_keys")
+      #expect(camera["permittty"] == "no")
+      #expect(camera["allowtcpforwarding"] == "no")
+      #expect(camera["allowstreamlocalforwarding"] == "no")
+      #expect(camera["allowagentforwarding"] == "no")
+      #expect(camera["x11forwarding"] == "no")
+      #expect(camera["permittunnel"] == "no")
+      #expect(camera["permitlisten"] == "none")
+      #expect(camera["permitopen"] == "none")
+    }
+    let sftp = try effective(user: "camera", port: 22)
+    #expect(sftp["chrootdirectory"] == "/var/lib/kioskcam")
+    #expect(sftp["forcecommand"] == "internal-sftp -R -d /roll")
+    let rsync = try effective(user: "camera", port: 2222)
+    #expect(rsync["forcecommand"] == "/usr/bin/rrsync -ro /var/lib/kioskcam/roll")
+    // Everyone else keeps the appliance's own rules: the drop-in reaches no other account.
+    let other = try effective(user: "root", port: 22)
+    #expect(other["forcecommand"] == "none")
+    #expect(other["chrootdirectory"] == "none")
+  }
+
   static func builtBinary() -> String? {
     let candidates =
       [ProcessInfo.processInfo.environment["KIOSKCAM_BINARY"]].compactMap { $0 }
