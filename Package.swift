@@ -52,7 +52,7 @@ let package = Package(
     .testTarget(name: "CameraRollTests", dependencies: ["CameraRoll", "KioskCore", "LinuxIO"]),
     // The sd_notify sender against a datagram socket of the test's own, as systemd's would be.
     .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "KioskCore"]),
-    // The appliance's files checked by the tools that read them: systemd-analyze verify, shellcheck.
+    // The appliance's files checked by the tools that read them: systemd-analyze verify, shellcheck, sshd -t/-T.
     .testTarget(name: "RootfsTests"),
     // Drives the virtual board from the host, as a user would; skipped when no board is up.
     .testTarget(name: "DeviceTests", dependencies: ["Imaging", "JPEGCodec"]),

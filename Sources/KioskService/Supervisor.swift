@@ -16,7 +16,16 @@ final class Supervisor {
   init?(loop: EventLoop, cameraStreaming: Bool) throws(SystemCallError) {
     let address = getenv("NOTIFY_SOCKET").map { String(cString: $0) } ?? ""
     if address.isEmpty { return nil }
-    socket = try NotifySocket(address: address)
+    // A supervisor address the service cannot use is the supervisor's problem, not a reason to stop the kiosk:
+    // libsystemd's sd_notify likewise only returns an error.
+    let socket: NotifySocket
+    do {
+      socket = try NotifySocket(address: address)
+    } catch {
+      log("supervisor: \(error); not notifying")
+      return nil
+    }
+    self.socket = socket
     let interval = watchdogPetInterval(
       usec: getenv("WATCHDOG_USEC").map { String(cString: $0) },
       pid: getenv("WATCHDOG_PID").map { String(cString: $0) }, ownPID: Int(getpid()))
