@@ -11,11 +11,13 @@ SHARE := $(BOARD_DIR)/share
 KIOSKCAM := $(CURDIR)/.build/release/kioskcam
 
 # Build: the four C libraries. Board: QEMU, Debian's kernel and its source (for gpio-sim), the drivers' tools.
-# Tests: the peers that check our files (exiftool, jpeginfo, djpeg). Bench: the peers it measures against (cjpeg, ffmpeg).
+# Tests: the peers that check our files (exiftool, jpeginfo, djpeg), the unit (systemd-analyze), the scripts
+# (shellcheck) and the sshd drop-in (sshd, rrsync). Bench: the peers it measures against (cjpeg, ffmpeg).
 DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-dev \
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 busybox-static \
   v4l-utils gpiod libdrm-tests socat xz-utils bc flex bison libelf-dev kmod make gcc \
-  libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg
+  libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg \
+  systemd shellcheck openssh-server rsync
 
 .PHONY: all deps build release test unit-test device-test run screenshot board-start board-stop bench clean
 
@@ -33,6 +35,8 @@ deps:
 	@kver=$$(ls /boot/vmlinuz-* | sed 's|/boot/vmlinuz-||' | sort -V | tail -1); \
 	if [ ! -d /lib/modules/$$kver/build ]; then \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends linux-headers-$$kver; fi
+	@# sshd -t refuses to check a configuration without its privilege separation folder (ssh.service makes it).
+	@[ -d /run/sshd ] || install -d -m 0755 /run/sshd 2>/dev/null || echo "no /run/sshd (run make as root): the sshd drop-in test will fail" >&2
 	@command -v vng >/dev/null || { echo "Installing virtme-ng"; pip install -q virtme-ng; }
 	@command -v swift >/dev/null || { echo "Swift 6 is needed at /opt/swift or on PATH" >&2; exit 1; }
 

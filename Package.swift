@@ -50,6 +50,10 @@ let package = Package(
     // Byte layout by our own reader, and every file also by exiftool, jpeginfo and djpeg.
     .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "KioskService", "Camera", "KioskCore"]),
     .testTarget(name: "CameraRollTests", dependencies: ["CameraRoll", "KioskCore", "LinuxIO"]),
+    // The sd_notify sender against a datagram socket of the test's own, as systemd's would be.
+    .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "KioskCore"]),
+    // The appliance's files checked by the tools that read them: systemd-analyze verify, shellcheck, sshd -t/-T.
+    .testTarget(name: "RootfsTests"),
     // Drives the virtual board from the host, as a user would; skipped when no board is up.
     .testTarget(name: "DeviceTests", dependencies: ["Imaging", "JPEGCodec"]),
   ],

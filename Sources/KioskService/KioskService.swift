@@ -65,6 +65,8 @@ public final class KioskService {
   /// A message that found a flip pending: it is drawn when that flip completes, never dropped like a preview frame.
   private var messageWaiting = false
   private var statistics = Statistics()
+  /// sd_notify: READY, the watchdog while frames arrive, STOPPING (see `Supervision` for the rule).
+  private var supervisor: Supervisor?
 
   /// Counters for `kioskcam status`, since the service started.
   struct Statistics {
@@ -234,11 +236,13 @@ public final class KioskService {
       log("control socket \(config.control.socket)")
       handle(.available(availableModes(), at: now()))
       checkStorage()
+      supervisor = try Supervisor(loop: loop, cameraStreaming: camera != nil)
       log("ready")
       try loop.run()
     } catch {
       throw .io(error.description)
     }
+    supervisor?.stopping()
     camera?.stop()
     writer.sync {}
     log(counts.summary)
@@ -336,6 +340,8 @@ public final class KioskService {
     }
     handle(.frame(frame))
     showPreview(frame)
+    supervisor?.frameArrived(
+      previewShown: statistics.previewFramesShown > 0, previewExpected: scaler != nil && showsPreview(kiosk.screen))
   }
 
   enum FrameProblem: CustomStringConvertible {
@@ -400,6 +406,7 @@ public final class KioskService {
     camera = nil
     ring.removeAll()
     handle(.cameraLost(reason: reason, at: now()))
+    supervisor?.cameraUnavailable(reason)
     capabilityChanged(.fail(.stillCamera, reason))
     if capabilities.gate.role(of: .movieCamera) != .unused { capabilityChanged(.fail(.movieCamera, reason)) }
     // Every old descriptor must be closed before the device can be opened again (vivid, uvcvideo).

@@ -1,0 +1,95 @@
+import KioskCore
+import Testing
+
+@Suite struct NotifyMessageTests {
+  @Test func eachAssignmentIsOneLine() {
+    #expect(NotifyMessage.ready.line == "READY=1")
+    #expect(NotifyMessage.stopping.line == "STOPPING=1")
+    #expect(NotifyMessage.watchdog.line == "WATCHDOG=1")
+    #expect(NotifyMessage.status("Camera not available").line == "STATUS=Camera not available")
+  }
+
+  @Test func aStatusCannotSmuggleInAnotherAssignment() {
+    #expect(NotifyMessage.status("lost\nREADY=1\r").line == "STATUS=lost READY=1 ")
+  }
+
+  @Test func severalAssignmentsMakeOneDatagram() {
+    #expect(NotifyMessage.datagram([.ready, .status("streaming")]) == "READY=1\nSTATUS=streaming")
+    #expect(NotifyMessage.datagram([]) == "")
+  }
+
+  @Test(arguments: [
+    (usec: "10000000", pid: nil, expected: Duration.seconds(5)),
+    (usec: "10000000", pid: "42", expected: Duration.seconds(5)),
+    (usec: "10000000", pid: "", expected: Duration.seconds(5)),
+    (usec: "10000000", pid: "43", expected: nil),
+    (usec: "0", pid: nil, expected: nil),
+    (usec: "ten", pid: nil, expected: nil),
+    (usec: "-5", pid: nil, expected: nil),
+  ] as [(usec: String, pid: String?, expected: Duration?)])
+  func watchdogIntervalIsHalfOfWhatSystemdSet(usec: String, pid: String?, expected: Duration?) {
+    #expect(watchdogPetInterval(usec: usec, pid: pid, ownPID: 42) == expected)
+  }
+
+  @Test func noWatchdogWithoutTheVariable() {
+    #expect(watchdogPetInterval(usec: nil, pid: nil, ownPID: 42) == nil)
+  }
+}
+
+@Suite struct SupervisionTests {
+  @Test func readyOnlyOnceTheFirstFrameIsOnTheDisplay() {
+    var rule = Supervision()
+    // Frames arrive, but the first flip has not completed yet.
+    #expect(rule.frameArrived(previewShown: false, previewExpected: true) == [])
+    #expect(!rule.isReady)
+    #expect(rule.frameArrived(previewShown: true, previewExpected: true)
+      == [.ready, .status("streaming, preview on the display")])
+    #expect(rule.frameArrived(previewShown: true, previewExpected: true) == [])
+  }
+
+  @Test func headlessIsReadyAtTheFirstGoodFrame() {
+    var rule = Supervision()
+    #expect(rule.frameArrived(previewShown: false, previewExpected: false) == [.ready, .status("streaming")])
+  }
+
+  @Test func aCameraAbsentAtStartIsAReadyScreenStateNotAStartTimeout() {
+    var rule = Supervision()
+    #expect(rule.cameraUnavailable("not found") == [.ready, .status("Camera not available: not found")])
+    #expect(rule.watchdogTick() == [.watchdog])
+    #expect(rule.watchdogTick() == [.watchdog])
+  }
+
+  @Test func theWatchdogIsPettedOnlyWhileFramesArrive() {
+    var rule = Supervision()
+    _ = rule.frameArrived(previewShown: false, previewExpected: false)
+    #expect(rule.watchdogTick() == [.watchdog])
+    // A stall: the camera is open and nothing comes. Said once, and the watchdog starves.
+    #expect(rule.watchdogTick() == [.status("camera stalled: no frame since the last watchdog period, watchdog not petted")])
+    #expect(rule.watchdogTick() == [])
+    #expect(rule.watchdogTick() == [])
+    // Frames again before the supervisor acted: petting resumes.
+    #expect(rule.frameArrived(previewShown: false, previewExpected: false) == [.status("streaming")])
+    #expect(rule.watchdogTick() == [.watchdog])
+  }
+
+  @Test func aPulledCameraKeepsThePetsComingUntilItIsBack() {
+    var rule = Supervision()
+    _ = rule.frameArrived(previewShown: true, previewExpected: true)
+    #expect(rule.cameraUnavailable("unplugged") == [.status("Camera not available: unplugged")])
+    for _ in 0..<5 { #expect(rule.watchdogTick() == [.watchdog]) }
+    #expect(rule.frameArrived(previewShown: true, previewExpected: true) == [.status("streaming")])
+    #expect(rule.watchdogTick() == [.watchdog])
+    // Back and then stalled: that one is a restart again.
+    #expect(rule.watchdogTick() != [.watchdog])
+  }
+
+  @Test func beforeTheFirstFrameNothingIsPetted() {
+    var rule = Supervision()
+    #expect(rule.watchdogTick() != [.watchdog])
+    #expect(!rule.isReady)
+  }
+
+  @Test func stoppingSaysSo() {
+    #expect(Supervision().stopping() == [.stopping, .status("stopping")])
+  }
+}
