@@ -12,10 +12,11 @@ KIOSKCAM := $(CURDIR)/.build/release/kioskcam
 
 # Build: the four C libraries. Board: QEMU, Debian's kernel and its source (for gpio-sim), the drivers' tools.
 # Tests: the peers that check our files (exiftool, jpeginfo, djpeg). Bench: the peers it measures against (cjpeg, ffmpeg).
+# Overlay: the console font it draws with (console-setup-linux), read at run time, and zlib to gunzip it.
 DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-dev \
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 busybox-static \
   v4l-utils gpiod libdrm-tests socat xz-utils bc flex bison libelf-dev kmod make gcc \
-  libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg
+  libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg zlib1g-dev console-setup-linux
 
 .PHONY: all deps build release test unit-test device-test run screenshot board-start board-stop bench clean
 
