@@ -111,6 +111,21 @@ public struct PreviewScaler: Sendable {
     }
   }
 
+  /// Draws an XRGB8888 picture (a decoded JPEG: the photo under review, an MJPEG frame), `stride` bytes a row.
+  public func drawXRGB(
+    _ source: UnsafeRawBufferPointer, stride: Int,
+    into destination: UnsafeMutableRawBufferPointer, destinationStride: Int
+  ) {
+    precondition(source.count >= stride * sourceHeight, "XRGB picture shorter than its geometry")
+    precondition(destination.count >= destinationStride * (target.y + target.height), "destination too small")
+    draw(
+      into: destination, destinationStride: destinationStride,
+      lumaX: { $0 * 4 }, chromaX: { _ in 0 }, lumaY: { $0 * stride }, chromaY: { _ in 0 }
+    ) { offset, _ in
+      source.load(fromByteOffset: offset, as: UInt32.self) & 0x00FF_FFFF
+    }
+  }
+
   /// Paints everything outside the target rectangle black: the letterbox bars.
   public func clearBorders(
     _ destination: UnsafeMutableRawBufferPointer, width: Int, height: Int, destinationStride: Int
