@@ -88,8 +88,8 @@ extension BoardDeviceTests {
   /// After a still, the photo decoded from its file stays on screen for the review time, whatever the camera
   /// shows meanwhile: vivid is switched to a black pattern, and the bars stay until "use photo".
   @Test func theReviewShowsTheSavedPhotoNotTheLivePicture() throws {
-    let (config, _) = try Board.makeConfig(name: "review") {
-      $0.replacingOccurrences(of: "jpeg-quality = 90\n", with: "jpeg-quality = 90\nreview-s = 600\n")
+    let (config, _) = try Board.makeConfig(name: "review") {  // 60 s: the longest review the config allows
+      $0.replacingOccurrences(of: "jpeg-quality = 90\n", with: "jpeg-quality = 90\nreview-s = 60\n")
     }
     defer { _ = try? Board.run("v4l2-ctl -d /dev/video0 -c test_pattern=0") }
     try Board.spawn("review", [Board.binary, "run", "--config", config])
