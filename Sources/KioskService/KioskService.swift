@@ -301,6 +301,9 @@ public final class KioskService {
     camera?.stop()
     writer.sync {}
     log(counts.summary)
+    // The memory budget is a target of the preview's design (two dumb buffers, a four-frame ring): say it.
+    var usage = rusage()
+    if getrusage(RUSAGE_SELF.rawValue, &usage) == 0 { log("peak resident memory: \(usage.ru_maxrss / 1024) MiB") }
   }
 
   private func now() -> Instant { Instant(nanoseconds: monotonicNanoseconds()) }
