@@ -17,6 +17,8 @@ let package = Package(
     .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
     // zlib, only to gunzip the console font the overlay draws with.
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+    // libyuv, only for `make bench`: the peer the preview is measured against (Debian ships no .pc for it).
+    .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
 
     // Pure: the state machine, configuration, roll naming. No C, no Foundation.
     .target(name: "KioskCore"),
@@ -47,7 +49,9 @@ let package = Package(
     .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),
     // `make bench`: each stage of a still, beside cjpeg and ffmpeg in the same run.
     .executableTarget(
-      name: "kioskcam-bench", dependencies: ["KioskService", "KioskCore", "Imaging", "JPEGCodec", "MediaFiles", "LinuxIO"]),
+      name: "kioskcam-bench", dependencies: [
+        "KioskService", "KioskCore", "Imaging", "JPEGCodec", "MediaFiles", "LinuxIO", "CYUV",
+      ]),
 
     .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "JPEGCodec", "FontFile"]),
