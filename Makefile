@@ -12,12 +12,14 @@ KIOSKCAM := $(CURDIR)/.build/release/kioskcam
 
 # Build: the four C libraries. Board: QEMU, Debian's kernel and its source (for gpio-sim), the drivers' tools.
 # Tests: the peers that check our files (exiftool, jpeginfo, djpeg), the unit (systemd-analyze), the scripts
-# (shellcheck) and the sshd drop-in (sshd, rrsync). Bench: the peers it measures against (cjpeg, ffmpeg).
+# (shellcheck) and the sshd drop-in (sshd, rrsync). Bench: the peers it measures against (cjpeg, ffmpeg, libyuv).
+# Overlay: the console font it draws with (console-setup-linux), read at run time, and zlib to gunzip it.
 DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-dev \
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 busybox-static \
   v4l-utils gpiod libdrm-tests socat xz-utils bc flex bison libelf-dev kmod make gcc \
   libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg \
-  systemd shellcheck openssh-server rsync
+  systemd shellcheck openssh-server rsync \
+  libyuv-dev zlib1g-dev console-setup-linux
 
 .PHONY: all deps build release test unit-test device-test run screenshot board-start board-stop bench clean
 
@@ -65,10 +67,12 @@ unit-test: deps
 	env -u KIOSKCAM_BOARD_DIR swift test
 
 ## bench: frame to durable JPEG per stage (copy, planes, encode, EXIF, write, fsync) at three sizes from
-## YUYV and NV12, beside cjpeg and ffmpeg's MJPEG encoder on the same frames; prints ratios, never fails on time.
-bench: deps
+## YUYV and NV12, beside cjpeg and ffmpeg's MJPEG encoder on the same frames; then the preview's cost per
+## frame beside memcpy, libyuv and ffmpeg; and, when the board is up, the service's peak memory on it.
+## Prints ratios, never fails on time. `make bench BENCH=preview` runs only the preview part.
+bench: deps release
 	swift build -c release --product kioskcam-bench
-	.build/release/kioskcam-bench
+	.build/release/kioskcam-bench $(BENCH)
 
 ## run: boot the board, start the service on it, and follow its log (Ctrl-C stops both).
 run: deps release board-start

@@ -15,6 +15,10 @@ let package = Package(
     .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
     .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
     .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
+    // zlib, only to gunzip the console font the overlay draws with.
+    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+    // libyuv, only for `make bench`: the peer the preview is measured against (Debian ships no .pc for it).
+    .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
 
     // Pure: the state machine, configuration, roll naming. No C, no Foundation.
     .target(name: "KioskCore"),
@@ -32,21 +36,25 @@ let package = Package(
     .target(name: "Display", dependencies: ["CDRM", "LinuxIO", "Imaging"]),
     .target(name: "JPEGCodec", dependencies: ["CTurboJPEG", "Imaging"]),
     .target(name: "CameraRoll", dependencies: ["LinuxIO", "KioskCore"]),
+    .target(name: "FontFile", dependencies: ["CZlib", "Imaging"]),
 
     // Wiring: adapters around the loop, carrying out what the core decides.
     .target(
       name: "KioskService",
       dependencies: [
         "KioskCore", "Imaging", "MediaFiles", "LinuxIO", "Camera", "Buttons", "Display", "JPEGCodec", "CameraRoll",
+        "FontFile",
       ]
     ),
     .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),
     // `make bench`: each stage of a still, beside cjpeg and ffmpeg in the same run.
     .executableTarget(
-      name: "kioskcam-bench", dependencies: ["KioskService", "KioskCore", "Imaging", "JPEGCodec", "MediaFiles", "LinuxIO"]),
+      name: "kioskcam-bench", dependencies: [
+        "KioskService", "KioskCore", "Imaging", "JPEGCodec", "MediaFiles", "LinuxIO", "CYUV",
+      ]),
 
     .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
-    .testTarget(name: "ImagingTests", dependencies: ["Imaging", "JPEGCodec"]),
+    .testTarget(name: "ImagingTests", dependencies: ["Imaging", "JPEGCodec", "FontFile"]),
     // Byte layout by our own reader, and every file also by exiftool, jpeginfo and djpeg.
     .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "KioskService", "Camera", "KioskCore"]),
     .testTarget(name: "CameraRollTests", dependencies: ["CameraRoll", "KioskCore", "LinuxIO"]),
@@ -55,7 +63,7 @@ let package = Package(
     // The appliance's files checked by the tools that read them: systemd-analyze verify, shellcheck, sshd -t/-T.
     .testTarget(name: "RootfsTests"),
     // Drives the virtual board from the host, as a user would; skipped when no board is up.
-    .testTarget(name: "DeviceTests", dependencies: ["Imaging", "JPEGCodec"]),
+    .testTarget(name: "DeviceTests", dependencies: ["Imaging", "JPEGCodec", "FontFile"]),
   ],
   swiftLanguageModes: [.v6]
 )

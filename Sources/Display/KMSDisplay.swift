@@ -100,6 +100,16 @@ public final class KMSDisplay {
     _ = drmHandleEvent(card.fd.raw, &context)
   }
 
+  /// Blocks until a pending flip completes, or `milliseconds` pass. Only for the last screen before exit,
+  /// when there is no loop to wait on; the loop never calls this.
+  public func waitForFlip(milliseconds: Int32) {
+    while flipPending {
+      var descriptor = pollfd(fd: card.fd.raw, events: Int16(POLLIN), revents: 0)
+      guard poll(&descriptor, 1, milliseconds) > 0 else { return }
+      handleEvents()
+    }
+  }
+
   deinit {
     // Give the screen back as we found it: the console or whoever had it before.
     if let saved = savedCRTC {

@@ -1,20 +1,79 @@
-/// Converts camera frames to XRGB8888 and scales them into a rectangle of a display buffer in one pass.
+/// How the preview is turned on the panel: degrees clockwise, for a display mounted in portrait or upside
+/// down, and whether it is mirrored left to right (photo booths: people expect a mirror; the saved file never is).
+public struct PreviewOrientation: Hashable, Sendable {
+  public var rotation: Int
+  public var mirror: Bool
+  public init(rotation: Int = 0, mirror: Bool = false) {
+    precondition([0, 90, 180, 270].contains(rotation), "rotation is 0, 90, 180 or 270")
+    self.rotation = rotation
+    self.mirror = mirror
+  }
+  /// Whether the source's width runs down the display (a quarter turn).
+  public var swapsAxes: Bool { rotation == 90 || rotation == 270 }
+}
+
+/// Converts camera frames to XRGB8888 and scales them into a rectangle of a display buffer in one pass,
+/// turned and mirrored as configured.
 ///
-/// Nearest-neighbour, with the column map computed once per geometry rather than per frame.
+/// Nearest-neighbour. Every source position is a row part plus a column part (the luma byte at
+/// `sy * stride + sx * 2` for YUYV, say), and with a quarter turn a display row picks a source column, so the
+/// maps hold, for each display row and column, which source axis and coordinate it samples; the byte offsets
+/// follow per frame from the stride, in `width + height` steps, never per pixel.
 public struct PreviewScaler: Sendable {
   public let sourceWidth: Int
   public let sourceHeight: Int
   public let target: PixelRect
-  private let sourceColumns: [Int]
-  private let sourceRows: [Int]
+  public let orientation: PreviewOrientation
+  /// For each target column and row: the source coordinate it samples, along the source axis named by
+  /// `orientation.swapsAxes` (columns sample source y when the picture is turned a quarter).
+  private let columnSamples: [Int]
+  private let rowSamples: [Int]
 
-  public init(sourceWidth: Int, sourceHeight: Int, target: PixelRect) {
+  public init(sourceWidth: Int, sourceHeight: Int, target: PixelRect, orientation: PreviewOrientation = .init()) {
     self.sourceWidth = sourceWidth
     self.sourceHeight = sourceHeight
     self.target = target
+    self.orientation = orientation
     // Sample each destination pixel's centre.
-    sourceColumns = (0..<target.width).map { min(sourceWidth - 1, ($0 * 2 + 1) * sourceWidth / (target.width * 2)) }
-    sourceRows = (0..<target.height).map { min(sourceHeight - 1, ($0 * 2 + 1) * sourceHeight / (target.height * 2)) }
+    func samples(_ count: Int, over length: Int, reversed: Bool) -> [Int] {
+      (0..<count).map { index in
+        let position = reversed ? count - 1 - index : index
+        return min(length - 1, (position * 2 + 1) * length / (count * 2))
+      }
+    }
+    let columnsAlong = orientation.swapsAxes ? sourceHeight : sourceWidth
+    let rowsAlong = orientation.swapsAxes ? sourceWidth : sourceHeight
+    // Clockwise: 90 puts the source's bottom row at the display's left, 180 reverses both, 270 the source's
+    // last column at the top. A mirror then reverses the display's columns.
+    let reverseColumns = (orientation.rotation == 90 || orientation.rotation == 180) != orientation.mirror
+    let reverseRows = orientation.rotation == 180 || orientation.rotation == 270
+    columnSamples = samples(target.width, over: columnsAlong, reversed: reverseColumns)
+    rowSamples = samples(target.height, over: rowsAlong, reversed: reverseRows)
+  }
+
+  /// Walks the target rectangle. The closures give the x part and the y part of the luma and chroma byte
+  /// offsets of a source coordinate; a quarter turn swaps which part a display row and column supply.
+  private func draw(
+    into destination: UnsafeMutableRawBufferPointer, destinationStride: Int,
+    lumaX: (Int) -> Int, chromaX: (Int) -> Int, lumaY: (Int) -> Int, chromaY: (Int) -> Int,
+    pixel: (_ luma: Int, _ chroma: Int) -> UInt32
+  ) {
+    let swaps = orientation.swapsAxes
+    withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * target.width) { columns in
+      for (index, sample) in columnSamples.enumerated() {
+        columns[2 * index] = swaps ? lumaY(sample) : lumaX(sample)
+        columns[2 * index + 1] = swaps ? chromaY(sample) : chromaX(sample)
+      }
+      for (row, sample) in rowSamples.enumerated() {
+        let lumaRow = swaps ? lumaX(sample) : lumaY(sample)
+        let chromaRow = swaps ? chromaX(sample) : chromaY(sample)
+        let out = (destination.baseAddress! + (target.y + row) * destinationStride + target.x * 4)
+          .assumingMemoryBound(to: UInt32.self)
+        for column in 0..<target.width {
+          out[column] = pixel(lumaRow + columns[2 * column], chromaRow + columns[2 * column + 1])
+        }
+      }
+    }
   }
 
   /// Draws a packed YUYV frame (`stride` bytes a row) into `destination`, an XRGB8888 buffer of
@@ -26,16 +85,12 @@ public struct PreviewScaler: Sendable {
     precondition(source.count >= stride * sourceHeight, "YUYV frame shorter than its geometry")
     precondition(destination.count >= destinationStride * (target.y + target.height), "destination too small")
     let src = source.bindMemory(to: UInt8.self)
-    for (row, sourceRow) in sourceRows.enumerated() {
-      let line = sourceRow * stride
-      let out = (destination.baseAddress! + (target.y + row) * destinationStride + target.x * 4)
-        .assumingMemoryBound(to: UInt32.self)
-      for (column, sourceColumn) in sourceColumns.enumerated() {
-        // A YUYV macropixel is Y0 Cb Y1 Cr for two pixels: the chroma pair starts at the even pixel.
-        let pair = line + (sourceColumn & ~1) * 2
-        let luma = src[line + sourceColumn * 2]
-        out[column] = rgb(y: luma, cb: src[pair + 1], cr: src[pair + 3])
-      }
+    // A YUYV macropixel is Y0 Cb Y1 Cr for two pixels: the chroma pair starts at the even pixel.
+    draw(
+      into: destination, destinationStride: destinationStride,
+      lumaX: { $0 * 2 }, chromaX: { ($0 & ~1) * 2 }, lumaY: { $0 * stride }, chromaY: { $0 * stride }
+    ) { luma, pair in
+      rgb(y: src[luma], cb: src[pair + 1], cr: src[pair + 3])
     }
   }
 
@@ -48,15 +103,26 @@ public struct PreviewScaler: Sendable {
     precondition(destination.count >= destinationStride * (target.y + target.height), "destination too small")
     let src = source.bindMemory(to: UInt8.self)
     let chromaStart = stride * sourceHeight
-    for (row, sourceRow) in sourceRows.enumerated() {
-      let line = sourceRow * stride
-      let chromaLine = chromaStart + (sourceRow / 2) * stride
-      let out = (destination.baseAddress! + (target.y + row) * destinationStride + target.x * 4)
-        .assumingMemoryBound(to: UInt32.self)
-      for (column, sourceColumn) in sourceColumns.enumerated() {
-        let pair = chromaLine + (sourceColumn & ~1)
-        out[column] = rgb(y: src[line + sourceColumn], cb: src[pair], cr: src[pair + 1])
-      }
+    draw(
+      into: destination, destinationStride: destinationStride,
+      lumaX: { $0 }, chromaX: { $0 & ~1 }, lumaY: { $0 * stride }, chromaY: { chromaStart + ($0 / 2) * stride }
+    ) { luma, pair in
+      rgb(y: src[luma], cb: src[pair], cr: src[pair + 1])
+    }
+  }
+
+  /// Draws an XRGB8888 picture (a decoded JPEG: the photo under review, an MJPEG frame), `stride` bytes a row.
+  public func drawXRGB(
+    _ source: UnsafeRawBufferPointer, stride: Int,
+    into destination: UnsafeMutableRawBufferPointer, destinationStride: Int
+  ) {
+    precondition(source.count >= stride * sourceHeight, "XRGB picture shorter than its geometry")
+    precondition(destination.count >= destinationStride * (target.y + target.height), "destination too small")
+    draw(
+      into: destination, destinationStride: destinationStride,
+      lumaX: { $0 * 4 }, chromaX: { _ in 0 }, lumaY: { $0 * stride }, chromaY: { _ in 0 }
+    ) { offset, _ in
+      source.load(fromByteOffset: offset, as: UInt32.self) & 0x00FF_FFFF
     }
   }
 

@@ -141,4 +141,43 @@ public enum JPEGDecoder {
     }
     return (Int(width), Int(height), Int(subsampling))
   }
+
+  /// Decodes to XRGB8888 (TurboJPEG's BGRX: one little-endian 0x00RRGGBB word a pixel) at the largest DCT
+  /// scale that still covers `targetWidth` x `targetHeight`: the review picture and the MJPEG preview, which
+  /// the preview scaler then fits the rest of the way.
+  public static func decodeXRGB(
+    _ jpeg: UnsafeRawBufferPointer, covering targetWidth: Int, _ targetHeight: Int
+  ) throws(JPEGError) -> XRGBImage {
+    let handle = try TurboHandle(compressing: false)
+    var width: Int32 = 0
+    var height: Int32 = 0
+    var subsampling: Int32 = 0
+    var colorspace: Int32 = 0
+    let base = jpeg.baseAddress?.assumingMemoryBound(to: UInt8.self)
+    guard tjDecompressHeader3(handle.raw, base, UInt(jpeg.count), &width, &height, &subsampling, &colorspace) == 0,
+      width > 0, height > 0
+    else { throw handle.error("tjDecompressHeader3") }
+    let denominator = DCTScale.denominator(
+      width: Int(width), height: Int(height), targetWidth: targetWidth, targetHeight: targetHeight)
+    let scaledWidth = (Int(width) + denominator - 1) / denominator
+    let scaledHeight = (Int(height) + denominator - 1) / denominator
+    var pixels = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * 4)
+    let status = pixels.withUnsafeMutableBufferPointer { out in
+      // tjDecompress2 picks the scaling factor from the requested size.
+      tjDecompress2(
+        handle.raw, base, UInt(jpeg.count), out.baseAddress, Int32(scaledWidth), Int32(scaledWidth * 4),
+        Int32(scaledHeight), Int32(TJPF_BGRX.rawValue), 0)
+    }
+    guard status == 0 else { throw handle.error("tjDecompress2") }
+    return XRGBImage(width: scaledWidth, height: scaledHeight, denominator: denominator, pixels: pixels)
+  }
+}
+
+/// A decoded picture in XRGB8888, `width * 4` bytes a row, decoded at 1/`denominator` of the file's size.
+public struct XRGBImage: Sendable {
+  public let width: Int
+  public let height: Int
+  public let denominator: Int
+  public var pixels: [UInt8]
+  public var stride: Int { width * 4 }
 }

@@ -36,6 +36,13 @@ public struct Config: Sendable, Equatable {
     public var device = "auto"
     /// How long the reasons stay on screen before the service exits for a missing required capability.
     public var missingMessage = Duration.seconds(10)
+    /// Degrees clockwise the preview is turned on the panel (0, 90, 180, 270): for a display mounted in
+    /// portrait or upside down. The saved files are not turned (see `[camera] rotation` for those).
+    public var rotation = 0
+    /// Mirror the preview left to right, as photo booths do; the saved files are never mirrored.
+    public var mirror = false
+    /// The PSF2 console font the overlay's words are drawn in (gzipped or not), read at start.
+    public var font = "/usr/share/consolefonts/Lat15-TerminusBold32x16.psf.gz"
   }
   public struct Buttons: Sendable, Equatable {
     /// `auto` (the first chip that has the configured lines), a chip name, path or label.
@@ -200,6 +207,15 @@ extension Config {
         config.display.missingMessage = .seconds(seconds)
         return nil
       },
+      "rotation": { config, value in
+        guard let degrees = Int(value), [0, 90, 180, 270].contains(degrees) else {
+          return "expected 0, 90, 180 or 270, got \(value.quotedForMessage)"
+        }
+        config.display.rotation = degrees
+        return nil
+      },
+      "mirror": { config, value in setBoolean(&config.display.mirror, value) },
+      "font": { config, value in setPath(&config.display.font, value, keywords: []) },
     ],
     "buttons": [
       "chip": { config, value in

@@ -6,6 +6,7 @@ import Camera
 import CameraRoll
 import Dispatch
 import Display
+import FontFile
 import Imaging
 import JPEGCodec
 import KioskCore
@@ -16,6 +17,8 @@ import MediaFiles
 enum WorkerResult: Sendable {
   case saved(RollItem, FrameInfo, pressedAt: Instant)
   case failed(String)
+  /// The saved still read back from its file and decoded for the review screen (posted before `saved`).
+  case reviewPicture(String, XRGBImage)
 }
 
 /// Frames the camera delivered that could not be saved, by why; counted, logged the first time, summed at stop.
@@ -46,6 +49,17 @@ public final class KioskService {
   private var camera: CameraStream?
   private var display: KMSDisplay?
   private var scaler: PreviewScaler?
+  /// Nil when the font could not be read: messages are then plain colour, and the log says why once.
+  private let overlay: Overlay?
+  /// The ready lamp's state as the kiosk decides it, lamp wired or not: the overlay's ready cue.
+  private var readyLit = false
+  /// Free bytes above the reserve and the mean size of a still, for "shots left"; nil until known.
+  private var spareBytes: UInt64?
+  private var stillSizes = (count: 0, bytes: 0)
+  /// The last still as decoded from its file, with the scaler that fits it: shown while its review lasts.
+  private var review: (name: String, picture: XRGBImage, scaler: PreviewScaler)?
+  /// MJPEG frames decode to a size that only changes with the camera's format: the scaler is kept for it.
+  private var decodedScaler: PreviewScaler?
   /// The shutter and mode lines, each requested on its own so that a missing optional one leaves the others.
   private let buttons: [ButtonLines]
   /// The optional roles (cancel, camera, zoom) and the lamps, best effort.
@@ -74,6 +88,8 @@ public final class KioskService {
     var stillsSaved = 0
     var saveFailures = 0
     var lastShutterLag: Duration?
+    /// MJPEG frames the preview could not decode (saved stills are judged on their own).
+    var previewDecodeFailures = 0
   }
 
   /// Probes and opens what the configuration wants; a missing required capability stops it here, one line each.
@@ -146,19 +162,39 @@ public final class KioskService {
       }
     }
 
+    var painter: TextPainter?
+    if output != nil {
+      do {
+        painter = TextPainter(font: try FontFile.load(config.display.font))
+      } catch {
+        log("overlay off: \(error)")
+      }
+    }
+    let overlay = output.flatMap { card in painter.map { Overlay(painter: $0, width: card.width, height: card.height) } }
+    if let output, let overlay {
+      _ = try? output.present { overlay.drawMessage(["Starting..."], background: Overlay.messageBackground, on: $0) }
+    }
+
     capabilities = CapabilityMonitor(gate: gate, results: probed)
     let verdict = capabilities.verdict
     guard verdict.canRun else {
-      if let output { Self.showUntilExit(output, for: config.display.missingMessage) }
+      if let output { Self.showUntilExit(output, overlay, Self.missingWords(verdict.fatal), for: config.display.missingMessage) }
       throw .unavailable(verdict.fatal)
     }
     camera = opened
     buttons = lines
     roll = publishedRoll
     display = output
+    self.overlay = overlay
     extras = Self.requestExtras(config)
     // Each optional capability that is missing is said once, here; the feature stays off.
     for missing in verdict.disabled { log("\(missing.capability) off (optional): \(missing.evidence)") }
+    if let publishedRoll {
+      for item in CameraRoll.list(root: publishedRoll.root) where item.file.uppercased().hasSuffix(".JPG") {
+        stillSizes.count += 1
+        stillSizes.bytes += item.bytes
+      }
+    }
     let types = verdict.mediaTypes.map(\.rawValue).joined(separator: ", ")
     log("media types: \(types.isEmpty ? "none" : types)")
     if let output { log("display \(output.path) \(output.connectorName) \(output.width)x\(output.height)") }
@@ -166,19 +202,42 @@ public final class KioskService {
 
   /// The reasons stay in the log and on standard error; the screen shows that something is wrong for as long
   /// as configured, so a person at the kiosk is not left with a frozen picture.
-  private static func showUntilExit(_ display: KMSDisplay, for duration: Duration) {
+  private static func showUntilExit(_ display: KMSDisplay, _ overlay: Overlay?, _ words: [String], for duration: Duration) {
     guard duration > .zero else { return }
-    // Words on screen arrive with the overlay; until then a message is a dark red screen.
+    // "Starting..." may still be flipping in: wait for it, or the refusal would leave it on screen.
+    display.waitForFlip(milliseconds: 1000)
     _ = try? display.present { target in
-      for row in 0..<target.height {
-        (target.pixels.baseAddress! + row * target.stride).assumingMemoryBound(to: UInt32.self)
-          .update(repeating: 0x0050_1010, count: target.width)
+      if let overlay {
+        overlay.drawMessage(words, background: Overlay.fatalBackground, on: target)
+      } else {
+        for row in 0..<target.height {
+          (target.pixels.baseAddress! + row * target.stride).assumingMemoryBound(to: UInt32.self)
+            .update(repeating: Overlay.fatalBackground, count: target.width)
+        }
       }
     }
     let (seconds, attoseconds) = duration.components
     var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
     var remaining = timespec()
     while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }
+  }
+
+  /// Plain words for the required capabilities that are missing (the reasons themselves are in the log).
+  static func missingWords(_ fatal: [String]) -> [String] {
+    var words: [String] = []
+    for line in fatal {
+      let name = line.prefix { $0 != " " }
+      let phrase =
+        switch name {
+        case "still-camera", "movie-camera": "Camera not available"
+        case "camera-roll": "Storage not available"
+        case "shutter-button": "Shutter button not available"
+        case "mode-button": "Mode button not available"
+        default: "\(name) not available"
+        }
+      if !words.contains(phrase) { words.append(phrase) }
+    }
+    return words
   }
 
   /// The optional buttons and the lamps: not capabilities of their own, so a missing one is logged and off.
@@ -246,6 +305,9 @@ public final class KioskService {
     camera?.stop()
     writer.sync {}
     log(counts.summary)
+    // The memory budget is a target of the preview's design (two dumb buffers, a four-frame ring): say it.
+    var usage = rusage()
+    if getrusage(RUSAGE_SELF.rawValue, &usage) == 0 { log("peak resident memory: \(usage.ru_maxrss / 1024) MiB") }
   }
 
   private func now() -> Instant { Instant(nanoseconds: monotonicNanoseconds()) }
@@ -287,13 +349,15 @@ public final class KioskService {
     let format = camera.format
     log("camera \(camera.path) \(format.format.fourcc) \(format.width)x\(format.height) streaming")
     counts.lastSequence = nil
-    if format.format == .mjpeg, display != nil {
-      log("preview off: MJPEG frames are saved as they come but not yet decoded for the display")
-    }
-    if let display, format.format != .mjpeg {
+    decodedScaler = nil
+    if let display {
+      let orientation = PreviewOrientation(rotation: config.display.rotation, mirror: config.display.mirror)
+      // A quarter turn fits the picture's height across the panel.
+      let (fitWidth, fitHeight) = orientation.swapsAxes ? (format.height, format.width) : (format.width, format.height)
       scaler = PreviewScaler(
         sourceWidth: format.width, sourceHeight: format.height,
-        target: .aspectFit(sourceWidth: format.width, sourceHeight: format.height, into: display.width, display.height))
+        target: .aspectFit(sourceWidth: fitWidth, sourceHeight: fitHeight, into: display.width, display.height),
+        orientation: orientation)
     }
     // POLLPRI and errors arrive too: a disconnect shows up as POLLERR|POLLHUP on the capture node.
     try loop.watch(camera.descriptor, for: [.readable, .priority]) { [unowned self] readiness in
@@ -376,6 +440,31 @@ public final class KioskService {
   private func showPreview(_ frame: FrameInfo) {
     guard let display, let scaler, let camera, showsPreview(kiosk.screen), let entry = ring.frame(frame) else { return }
     let stride = camera.format.bytesPerLine
+    if case .reviewingPhoto(let name) = kiosk.screen, let review, review.name == name {
+      // The photo as saved, not the live picture: people check what they got.
+      present(review.picture, with: review.scaler, on: display)
+      return
+    }
+    if camera.format.format == .mjpeg {
+      let picture: XRGBImage
+      do {
+        let (coverWidth, coverHeight) =
+          scaler.orientation.swapsAxes
+          ? (scaler.target.height, scaler.target.width) : (scaler.target.width, scaler.target.height)
+        picture = try entry.bytes.withUnsafeBytes { try JPEGDecoder.decodeXRGB($0, covering: coverWidth, coverHeight) }
+      } catch {
+        if statistics.previewDecodeFailures == 0 { log("preview: MJPEG frame \(frame.sequence) not decoded: \(error)") }
+        statistics.previewDecodeFailures += 1
+        return
+      }
+      if decodedScaler?.sourceWidth != picture.width || decodedScaler?.sourceHeight != picture.height {
+        decodedScaler = PreviewScaler(
+          sourceWidth: picture.width, sourceHeight: picture.height, target: scaler.target,
+          orientation: scaler.orientation)
+      }
+      present(picture, with: decodedScaler!, on: display)
+      return
+    }
     do {
       try display.present { target in
         scaler.clearBorders(target.pixels, width: target.width, height: target.height, destinationStride: target.stride)
@@ -386,10 +475,43 @@ public final class KioskService {
             scaler.drawYUYV(source, stride: stride, into: target.pixels, destinationStride: target.stride)
           }
         }
+        overlay?.drawLive(overlayContent, on: target)
       }
     } catch {
       log("display: \(error)")
     }
+  }
+
+  /// A decoded picture (the review, an MJPEG frame) fitted like the preview, with the overlay on top.
+  private func present(_ picture: XRGBImage, with scaler: PreviewScaler, on display: KMSDisplay) {
+    do {
+      try display.present { target in
+        scaler.clearBorders(target.pixels, width: target.width, height: target.height, destinationStride: target.stride)
+        picture.pixels.withUnsafeBytes { source in
+          scaler.drawXRGB(source, stride: picture.stride, into: target.pixels, destinationStride: target.stride)
+        }
+        overlay?.drawLive(overlayContent, on: target)
+      }
+    } catch {
+      log("display: \(error)")
+    }
+  }
+
+  private var overlayContent: OverlayContent {
+    var shots: Int?
+    if let spareBytes, stillSizes.count > 0 {
+      shots = Int(min(spareBytes / UInt64(max(1, stillSizes.bytes / stillSizes.count)), 999_999))
+    }
+    return OverlayContent(mode: kiosk.mode, screen: kiosk.screen, ready: readyLit, shotsLeft: shots, now: now())
+  }
+
+  /// Adds a published still's size to the mean that "shots left" divides the free space by.
+  private func countStillSize(_ relativePath: String) {
+    guard let roll, relativePath.uppercased().hasSuffix(".JPG") else { return }
+    var info = stat()
+    guard stat("\(roll.root)/\(relativePath)", &info) == 0 else { return }
+    stillSizes.count += 1
+    stillSizes.bytes += Int(info.st_size)
   }
 
   /// Screens that are the live picture (their words and digits arrive with the overlay).
@@ -459,6 +581,7 @@ public final class KioskService {
       case .show(let screen):
         show(screen)
       case .light(let output, let on):
+        if output == .ready { readyLit = on }
         extras?.set(output, on)
       case .log(let message):
         log(message)
@@ -489,6 +612,12 @@ public final class KioskService {
     let quality = config.capture.jpegQuality
     let lag = milliseconds(frame.timestamp - pressedAt)
     let results = results
+    // Where the review picture must cover on the panel (as the source is oriented); nil: no review to show.
+    let reviewCover: (Int, Int)? = scaler.flatMap { scaler in
+      config.capture.review > .zero
+        ? (scaler.orientation.swapsAxes
+          ? (scaler.target.height, scaler.target.width) : (scaler.target.width, scaler.target.height)) : nil
+    }
     writer.async {
       do {
         let encoded = try StillPipeline.encode(still, quality: quality)
@@ -509,6 +638,16 @@ public final class KioskService {
           // The picture is whole and published; only its record is missing, and `roll list` still shows it.
           log("record of \(item.relativePath) not written: \(error)")
         }
+        if let (width, height) = reviewCover {
+          // Read back from the roll, so the review shows the file people will pull, not our memory of it.
+          do {
+            let saved = try OwnedFD(opening: "\(roll.root)/\(item.relativePath)", flags: O_RDONLY).readToEnd()
+            let picture = try saved.withUnsafeBytes { try JPEGDecoder.decodeXRGB($0, covering: width, height) }
+            results.post(.reviewPicture(item.relativePath, picture))
+          } catch {
+            log("review of \(item.relativePath): \(error)")
+          }
+        }
         results.post(.saved(item, frame, pressedAt: pressedAt))
       } catch {
         results.post(.failed("\(error)"))
@@ -522,8 +661,20 @@ public final class KioskService {
       let lag = frame.timestamp - pressedAt
       statistics.stillsSaved += 1
       statistics.lastShutterLag = lag
+      countStillSize(item.relativePath)
       log("still \(item.relativePath) frame \(frame.sequence) shutter lag \(milliseconds(lag)) ms")
       handle(.stillSaved(name: item.relativePath, at: now()))
+    case .reviewPicture(let name, let picture):
+      guard let scaler else { return }
+      // The display's turn applies (it is how the panel is mounted); the mirror does not: the file is not mirrored.
+      let orientation = PreviewOrientation(rotation: scaler.orientation.rotation, mirror: false)
+      review = (
+        name,
+        picture,
+        PreviewScaler(
+          sourceWidth: picture.width, sourceHeight: picture.height, target: scaler.target, orientation: orientation)
+      )
+      return
     case .failed(let reason):
       statistics.saveFailures += 1
       handle(.saveFailed(reason: reason, at: now()))
@@ -538,6 +689,7 @@ public final class KioskService {
       perform(kiosk.handle(.storage(full: true, detail: "\(roll.root): cannot read the free space", at: now())))
       return
     }
+    spareBytes = available > config.roll.reserveBytes ? available - config.roll.reserveBytes : 0
     let detail = "\(available / 1_048_576) MiB free on \(roll.root), reserve \(config.roll.reserveMegabytes) MiB"
     perform(kiosk.handle(.storage(full: available < config.roll.reserveBytes, detail: detail, at: now())))
   }
@@ -565,12 +717,21 @@ public final class KioskService {
 
   private func drawMessage() {
     guard let display else { return }
-    // Words on screen arrive with the overlay; until then a message or the browser is a dark grey screen.
+    let words: [String] =
+      switch kiosk.screen {
+      case .message(let text): [text]
+      case .browsing: ["Review"]
+      default: []
+      }
     do {
       let drawn = try display.present { target in
-        for row in 0..<target.height {
-          (target.pixels.baseAddress! + row * target.stride).assumingMemoryBound(to: UInt32.self)
-            .update(repeating: 0x0030_3030, count: target.width)
+        if let overlay {
+          overlay.drawMessage(words, background: Overlay.messageBackground, on: target)
+        } else {
+          for row in 0..<target.height {
+            (target.pixels.baseAddress! + row * target.stride).assumingMemoryBound(to: UInt32.self)
+              .update(repeating: Overlay.messageBackground, count: target.width)
+          }
         }
       }
       if !drawn { messageWaiting = true }

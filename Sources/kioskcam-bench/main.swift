@@ -132,6 +132,9 @@ let metadata = ExifMetadata(
   captured: ExifDateTime(year: 2026, month: 1, day: 1, hour: 0, minute: 0, second: 0, millisecond: 0, utcOffsetMinutes: 0),
   orientation: .normal, pixelWidth: 0, pixelHeight: 0, uniqueID: String(repeating: "0", count: 32))
 
+// `kioskcam-bench preview`: only the preview table and the board's peak memory.
+let previewOnly = CommandLine.arguments.dropFirst().first == "preview"
+if !previewOnly {
 print("kioskcam bench: frame to durable JPEG, quality \(quality), medians in ms: CPU time for copy to exif")
 print("and for the peers (the machine may be shared), wall time for write and fsync (\(workDirectory))")
 print("peers: cjpeg \(which("cjpeg") ?? "missing"), ffmpeg \(which("ffmpeg") ?? "missing")")
@@ -235,6 +238,15 @@ print("ours = planes + encode (what the peers do: colour/range conversion and co
 print("frame as RGB PPM (its start-up, \(format(cjpegStartup)) ms CPU on a 16x16 image, subtracted); ffmpeg reads the raw")
 print("frame, one process for 30 copies, per-frame slope; -q:v 2 (its")
 print("scale is not IJG quality: closest, not equal). Ratios below 1 mean ours is faster.")
+}
+
+try previewBench()
+print("")
+if let peak = try boardPeakRSS() {
+  print("kioskcam run, previewing 1280x720 YUYV on the virtual board: peak resident memory \(peak)")
+} else {
+  print("kioskcam run peak memory: needs the virtual board (make board-start, then make bench)")
+}
 
 extension String {
   func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }

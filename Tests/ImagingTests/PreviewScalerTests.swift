@@ -49,4 +49,37 @@ import Testing
     }
     #expect(out == [0x00_0000, 0xFF_FFFF])
   }
+
+  /// A 4x2 grey ramp (neutral chroma, so each pixel's colour is its own luma), drawn 1:1 turned and mirrored:
+  /// each display pixel must come from the source pixel the orientation names.
+  @Test(arguments: [(0, false), (90, false), (180, false), (270, false), (0, true), (90, true)])
+  func rotationAndMirrorPickTheRightSourcePixel(rotation: Int, mirror: Bool) {
+    let (width, height) = (4, 2)
+    func luma(_ x: Int, _ y: Int) -> UInt8 { UInt8(16 + 25 * (y * width + x)) }
+    var frame: [UInt8] = []
+    for y in 0..<height { for x in 0..<width { frame += [luma(x, y), 128] } }
+    let orientation = PreviewOrientation(rotation: rotation, mirror: mirror)
+    let (outWidth, outHeight) = orientation.swapsAxes ? (height, width) : (width, height)
+    let scaler = PreviewScaler(
+      sourceWidth: width, sourceHeight: height, target: PixelRect(x: 0, y: 0, width: outWidth, height: outHeight),
+      orientation: orientation)
+    var out = [UInt32](repeating: 0, count: outWidth * outHeight)
+    frame.withUnsafeBytes { source in
+      out.withUnsafeMutableBytes { scaler.drawYUYV(source, stride: width * 2, into: $0, destinationStride: outWidth * 4) }
+    }
+    for row in 0..<outHeight {
+      for displayColumn in 0..<outWidth {
+        // Undo the mirror on the display, then the clockwise turn.
+        let column = mirror ? outWidth - 1 - displayColumn : displayColumn
+        let (x, y) =
+          switch rotation {
+          case 90: (row, height - 1 - column)
+          case 180: (width - 1 - column, height - 1 - row)
+          case 270: (width - 1 - row, column)
+          default: (column, row)
+          }
+        #expect(out[row * outWidth + displayColumn] == rgb(y: luma(x, y), cb: 128, cr: 128), "(\(displayColumn), \(row))")
+      }
+    }
+  }
 }
