@@ -324,7 +324,8 @@ public struct MovieWriter: Sendable {
       + (UInt64(value % 1_000_000_000) * UInt64(timescale) + 500_000_000) / 1_000_000_000
   }
 
-  static func nanoseconds(_ ticks: UInt64) -> Int64 {
+  /// Track ticks as nanoseconds.
+  public static func nanoseconds(_ ticks: UInt64) -> Int64 {
     Int64(ticks / UInt64(timescale)) * 1_000_000_000 + Int64(ticks % UInt64(timescale)) * 1_000_000_000 / Int64(timescale)
   }
 }
