@@ -349,7 +349,10 @@ public final class KioskService {
       camera.withBytes(of: buffer) { bytes in ring.append(buffer.info, bytes) }
       frame = buffer.info
       try camera.requeue(buffer)
-      if let recorder, let entry = ring.frame(frame) {
+      // A frame taken after the maximum duration, before the timer says so, is not part of the movie.
+      var withinMovie = true
+      if case .recording(_, let until) = kiosk.screen, frame.timestamp > until { withinMovie = false }
+      if let recorder, withinMovie, let entry = ring.frame(frame) {
         let format = camera.format
         // The ring's copy is shared, not copied again: the recorder holds it until it is encoded.
         recorder.submit(
@@ -476,8 +479,8 @@ public final class KioskService {
         }
       case .startMovie(let time):
         startMovie(at: time)
-      case .stopMovie:
-        stopMovie()
+      case .stopMovie(let time):
+        stopMovie(at: time)
       case .show(let screen):
         show(screen)
       case .light(let output, let on):
@@ -555,11 +558,11 @@ public final class KioskService {
     }
   }
 
-  private func stopMovie() {
+  private func stopMovie(at time: Instant) {
     guard let recorder else { return }
     self.recorder = nil
     let results = results
-    recorder.stop { result in
+    recorder.stop(at: time.nanoseconds) { result in
       switch result {
       case .success(let summary):
         Self.logMovie(result)

@@ -10,17 +10,17 @@ import MediaFiles
 import Synchronization
 
 /// What a finished (or recovered) movie is, for the loop and the record.
-struct MovieSummary: Sendable {
-  let item: RollItem
-  let frames: Int
-  let dropped: Int
-  let seconds: Double
-  let recovered: Bool
+public struct MovieSummary: Sendable {
+  public let item: RollItem
+  public let frames: Int
+  public let dropped: Int
+  public let seconds: Double
+  public let recovered: Bool
   /// A write that failed (ENOSPC, EIO): the file is whole up to the fragment before it.
-  let writeError: String?
+  public let writeError: String?
   /// What the record needs besides.
   let roll: CameraRoll
-  let bytes: Int
+  public let bytes: Int
   let width: Int
   let height: Int
   /// Wall-clock time of the first frame; empty for a recovered movie, whose start nobody wrote down.
@@ -36,12 +36,12 @@ struct MovieSummary: Sendable {
 ///
 /// The queue is lossless up to its bound: a frame let in is always written; a frame that finds it full is
 /// counted as dropped and the recording goes on.
-final class MovieRecorder: Sendable {
+public final class MovieRecorder: Sendable {
   /// Fragments of half a second, so that a power cut loses well under the one second promised even when the
   /// encoders are a few frames behind.
   static let fragmentLimit: Int64 = 500_000_000
   /// Frames between the loop and the file: enough for every core to encode while the writer fsyncs.
-  static let queueBound = 4 * max(1, System.coreCount) + 4
+  public static let queueBound = 4 * max(1, System.coreCount) + 4
 
   let width: Int
   let height: Int
@@ -68,10 +68,14 @@ final class MovieRecorder: Sendable {
     var writeError: String?
     var firstTimestamp: Int64?
     var firstSequence: UInt32 = 0
+    /// When the kiosk stopped the recording, on the frames' clock: the last frame lasts until then.
+    var end: Int64?
   }
   private let state: Mutex<State>
 
-  init(roll: CameraRoll, width: Int, height: Int, quality: Int, sourceFormat: String, tag: String) throws(RollError) {
+  public init(
+    roll: CameraRoll, width: Int, height: Int, quality: Int, sourceFormat: String, tag: String
+  ) throws(RollError) {
     self.roll = roll
     self.sourceFormat = sourceFormat
     uniqueID = tag
@@ -93,10 +97,12 @@ final class MovieRecorder: Sendable {
     state = Mutex(State(file: recording, writer: writer))
   }
 
-  var dropped: Int { state.withLock { $0.dropped } }
+  public var dropped: Int { state.withLock { $0.dropped } }
+  /// Frames taken and not yet written: the benchmark waits on it instead of dropping.
+  public var pending: Int { state.withLock { $0.queued } }
 
   /// From the loop thread: takes a copy of one frame, or counts it dropped when the queue is full.
-  func submit(_ frame: StillFrame, timestamp: Int64, sequence: UInt32) {
+  public func submit(_ frame: StillFrame, timestamp: Int64, sequence: UInt32) {
     let index: Int? = state.withLock { state in
       guard state.queued < Self.queueBound, state.writeError == nil else {
         state.dropped += 1
@@ -166,6 +172,8 @@ final class MovieRecorder: Sendable {
         if state.firstTimestamp == nil {
           state.firstTimestamp = next.timestamp
           state.firstSequence = next.sequence
+          // Where the movie's time starts on CLOCK_MONOTONIC: how much a crash lost can be told from the log.
+          log("movie first frame \(next.sequence) at \(Instant(nanoseconds: next.timestamp))")
         }
       }
     }
@@ -173,7 +181,8 @@ final class MovieRecorder: Sendable {
 
   /// Stops taking frames; once the ones in flight are written, finishes the file, publishes it and calls
   /// `done` (on the writer queue).
-  func stop(_ done: @escaping @Sendable (Result<MovieSummary, RollError>) -> Void) {
+  public func stop(at end: Int64? = nil, _ done: @escaping @Sendable (Result<MovieSummary, RollError>) -> Void) {
+    state.withLock { $0.end = end }
     inFlight.notify(queue: writerQueue) { [self] in
       done(finish())
     }
@@ -188,7 +197,7 @@ final class MovieRecorder: Sendable {
         state.file = nil
         var writer = state.writer
         do throws(SystemCallError) {
-          if writeError == nil, let last = writer.flush(lastDuration: 40_000_000) {
+          if writeError == nil, let last = writer.flush(end: state.end) {
             do throws(SystemCallError) {
               try recording.file.writeAll(last)
               try recording.file.sync()

@@ -10,8 +10,11 @@
 /// one index and plain `mdat`s. Until the retyping is done the file is still the fragmented movie with a
 /// trailing box, which `recover` reads the same way.
 public struct MovieWriter: Sendable {
-  /// Ticks per second of the video track: 90 kHz, so V4L2 microsecond timestamps keep sub-millisecond timing.
-  public static let timescale: UInt32 = 90_000
+  /// Ticks per second of the video track. 150 makes 25 and 30 fps exact, and it is at most 210: ffmpeg takes
+  /// a timescale that low as the stream's frame rate and so its time base, where every frame keeps a tick
+  /// of its own. With 90 kHz it falls back to the average rate, and a camera that delivers in bursts (vivid
+  /// under emulation: 20 ms then 245 ms) gets two frames on one tick: "non monotonically increasing dts".
+  public static let timescale: UInt32 = 150
   /// Ticks per second of the movie header (durations in tkhd and mvhd).
   static let movieTimescale: UInt32 = 1000
 
@@ -83,11 +86,17 @@ public struct MovieWriter: Sendable {
     return emitted
   }
 
-  /// At stop: the newest frame gets the duration of the one before it (or `lastDuration` nanoseconds when it
-  /// is the only one), and whatever was gathered becomes the last fragment.
-  public mutating func flush(lastDuration: Int64) -> [UInt8]? {
+  /// At stop: the newest frame lasts until `end` (the moment the recording stopped, nanoseconds on the
+  /// frames' clock) but no longer than the frame before it; with no frame before it, `fallback` nanoseconds.
+  /// Whatever was gathered becomes the last fragment.
+  public mutating func flush(end: Int64?, fallback: Int64 = 40_000_000) -> [UInt8]? {
     if let last = newest {
-      let duration = gathering.last?.duration ?? fragments.last?.durations.last ?? UInt32(max(1, Self.ticks(lastDuration)))
+      let previous = gathering.last?.duration ?? fragments.last?.durations.last
+      var duration = previous ?? UInt32(max(1, Self.ticks(fallback)))
+      if let end, let first = firstTimestamp {
+        let untilEnd = Self.ticks(end - first)
+        if untilEnd > last.tick { duration = min(duration, UInt32(clamping: untilEnd - last.tick)) }
+      }
       if !gathering.isEmpty, Self.nanoseconds(gatheringTicks + UInt64(duration)) > fragmentLimit {
         // The previous fragment is full: write it now and the last frame in a fragment of its own.
         let full = cutFragment()
