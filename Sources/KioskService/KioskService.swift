@@ -349,9 +349,12 @@ public final class KioskService {
       camera.withBytes(of: buffer) { bytes in ring.append(buffer.info, bytes) }
       frame = buffer.info
       try camera.requeue(buffer)
-      // A frame taken after the maximum duration, before the timer says so, is not part of the movie.
+      // The movie is from the press to the stop: a frame taken before the press but dequeued after it, or
+      // after the maximum duration before the timer says so, is not part of it.
       var withinMovie = true
-      if case .recording(_, let until) = kiosk.screen, frame.timestamp > until { withinMovie = false }
+      if case .recording(let since, let until) = kiosk.screen, frame.timestamp < since || frame.timestamp > until {
+        withinMovie = false
+      }
       if let recorder, withinMovie, let entry = ring.frame(frame) {
         let format = camera.format
         // The ring's copy is shared, not copied again: the recorder holds it until it is encoded.

@@ -37,11 +37,13 @@ public struct MovieSummary: Sendable {
 /// The queue is lossless up to its bound: a frame let in is always written; a frame that finds it full is
 /// counted as dropped and the recording goes on.
 public final class MovieRecorder: Sendable {
-  /// Fragments of half a second, so that a power cut loses well under the one second promised even when the
-  /// encoders are a few frames behind.
-  static let fragmentLimit: Int64 = 500_000_000
-  /// Frames between the loop and the file: enough for every core to encode while the writer fsyncs.
-  public static let queueBound = 4 * max(1, System.coreCount) + 4
+  /// Fragments of a quarter second: a crash loses this, the frames still in the queue and the newest frame,
+  /// and the promise is one second. On the emulated board (12 fps delivered, CPU saturated) half-second
+  /// fragments and a 12-frame queue lost 1.3 s.
+  static let fragmentLimit: Int64 = 250_000_000
+  /// Frames between the loop and the file: two per encoder plus two while the writer fsyncs. More would
+  /// only add to what a crash loses; a slower machine drops frames (counted) instead.
+  public static let queueBound = 2 * max(1, System.coreCount) + 2
 
   let width: Int
   let height: Int
