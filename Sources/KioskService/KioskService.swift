@@ -552,7 +552,8 @@ public final class KioskService {
     let format = camera.format
     do {
       recorder = try MovieRecorder(
-        roll: roll, width: format.width, height: format.height, quality: config.capture.jpegQuality,
+        roll: roll, width: format.width, height: format.height, frameRate: config.camera.frameRate,
+        quality: config.capture.jpegQuality,
         sourceFormat: format.format.fourcc, tag: WallClock.uniqueID())
       // The start on CLOCK_MONOTONIC, the clock of the frames: how much a crash lost can be told from the log.
       log("movie recording \(format.format.fourcc) \(format.width)x\(format.height) from \(time)")

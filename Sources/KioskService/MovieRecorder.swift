@@ -76,7 +76,7 @@ public final class MovieRecorder: Sendable {
   private let state: Mutex<State>
 
   public init(
-    roll: CameraRoll, width: Int, height: Int, quality: Int, sourceFormat: String, tag: String
+    roll: CameraRoll, width: Int, height: Int, frameRate: Int, quality: Int, sourceFormat: String, tag: String
   ) throws(RollError) {
     self.roll = roll
     self.sourceFormat = sourceFormat
@@ -87,7 +87,7 @@ public final class MovieRecorder: Sendable {
     let recording = try roll.createRecording(tag: tag)
     folder = recording.folder
     name = recording.name
-    var writer = MovieWriter(width: width, height: height, fragmentLimit: Self.fragmentLimit)
+    var writer = MovieWriter(width: width, height: height, fragmentLimit: Self.fragmentLimit, frameRate: frameRate)
     let header = writer.start()
     do {
       try recording.file.writeAll(header)

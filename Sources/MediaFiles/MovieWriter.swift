@@ -22,6 +22,12 @@ public struct MovieWriter: Sendable {
   public let height: Int
   /// The longest a fragment may be, in nanoseconds: the most a power cut can lose.
   public let fragmentLimit: Int64
+  /// Ticks of one frame period of the camera's nominal rate, when 150 is a multiple of it (25, 30 fps), else 1.
+  /// Frame times are rounded to that grid (a frame that would share a slot moves to the next one), so every
+  /// duration is a whole number of periods: ffmpeg then finds the rate exactly and gives each frame its own
+  /// tick, where a camera delivering in bursts (vivid under emulation: 16 ms, then 245 ms) once made it
+  /// guess 29.97 fps and put two frames on one tick ("non monotonically increasing dts").
+  public let grid: UInt64
 
   struct Fragment: Sendable, Equatable {
     var moofOffset: UInt64
@@ -43,10 +49,15 @@ public struct MovieWriter: Sendable {
   /// Decode time of the first sample of the next fragment.
   private var decodeTime: UInt64 = 0
 
-  public init(width: Int, height: Int, fragmentLimit: Int64 = 1_000_000_000) {
+  public init(width: Int, height: Int, fragmentLimit: Int64 = 1_000_000_000, frameRate: Int? = nil) {
     self.width = width
     self.height = height
     self.fragmentLimit = fragmentLimit
+    if let frameRate, frameRate > 0, Int(Self.timescale) % frameRate == 0 {
+      grid = UInt64(Int(Self.timescale) / frameRate)
+    } else {
+      grid = 1
+    }
   }
 
   /// Samples in complete fragments: what a power cut now would keep.
@@ -70,11 +81,11 @@ public struct MovieWriter: Sendable {
     let first = firstTimestamp ?? timestamp
     firstTimestamp = first
     // Ticks from the first frame, never from the previous one: rounding never accumulates into drift.
-    var tick = Self.ticks(timestamp - first)
+    var tick = (Self.ticks(timestamp - first) + grid / 2) / grid * grid
     var emitted: [UInt8]?
     if let previous = newest {
       // A timestamp that does not move forward still gets one tick: a zero duration is not a frame.
-      tick = max(tick, previous.tick + 1)
+      tick = max(tick, previous.tick + grid)
       let duration = UInt32(clamping: tick - previous.tick)
       if !gathering.isEmpty, Self.nanoseconds(gatheringTicks + UInt64(duration)) > fragmentLimit {
         emitted = cutFragment()
@@ -92,9 +103,9 @@ public struct MovieWriter: Sendable {
   public mutating func flush(end: Int64?, fallback: Int64 = 40_000_000) -> [UInt8]? {
     if let last = newest {
       let previous = gathering.last?.duration ?? fragments.last?.durations.last
-      var duration = previous ?? UInt32(max(1, Self.ticks(fallback)))
+      var duration = previous ?? UInt32(max(grid, (Self.ticks(fallback) + grid / 2) / grid * grid))
       if let end, let first = firstTimestamp {
-        let untilEnd = Self.ticks(end - first)
+        let untilEnd = Self.ticks(end - first) / grid * grid
         if untilEnd > last.tick { duration = min(duration, UInt32(clamping: untilEnd - last.tick)) }
       }
       if !gathering.isEmpty, Self.nanoseconds(gatheringTicks + UInt64(duration)) > fragmentLimit {

@@ -254,7 +254,7 @@ for (width, height, frames) in [(1280, 720, 150), (1920, 1080, 100)] {
     defer { try? FileManager.default.removeItem(atPath: rollPath) }
     let roll = try CameraRoll(root: rollPath, suffix: "BENCH")
     let recorder = try MovieRecorder(
-      roll: roll, width: width, height: height, quality: quality, sourceFormat: source.format.fourcc, tag: "bench")
+      roll: roll, width: width, height: height, frameRate: 25, quality: quality, sourceFormat: source.format.fourcc, tag: "bench")
     let start = now()
     for index in 0..<frames {
       // Wait rather than drop: this measures what the recorder sustains, not what it sheds.

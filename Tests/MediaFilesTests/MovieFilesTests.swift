@@ -135,6 +135,31 @@ import Testing
       lastFrame: Double(Self.burstyIntervals.last!) / 1000)
   }
 
+  /// The bursts of the board's kill test: a regular 29.97 fps start (vivid's rate, 33.367 ms), so ffmpeg
+  /// settles on a frame rate, then frames 2 to 16 ms apart. On the 30 fps grid every frame keeps a tick of
+  /// its own; without the grid ffmpeg said "non monotonically increasing dts" on the board's recording.
+  @Test func aBurstAfterARegularStartStaysOnTheCamerasFrameGrid() throws {
+    let regular: Int64 = 33_367
+    let burst: [Int64] = [16_000, 50_000, 33_000, 17_000, 49_000, 2_000, 64_000, 33_000, 100_000, 5_000, 28_000]
+    let intervals = Array(repeating: regular, count: 30) + burst + Array(repeating: regular, count: 20)
+    let base = try Self.frames(intervals.count + 1)
+    var time: Int64 = 9_000_000_000
+    var frames = [(jpeg: base[0].jpeg, timestamp: time)]
+    for (index, interval) in intervals.enumerated() {
+      time += interval * 1000
+      frames.append((base[index + 1].jpeg, time))
+    }
+    var writer = MovieWriter(width: Self.width, height: Self.height, frameRate: 30)
+    #expect(writer.grid == 5)
+    var file = writer.start()
+    for frame in frames { if let piece = writer.append(frame.jpeg, timestamp: frame.timestamp) { file += piece } }
+    if let piece = writer.flush(end: nil) { file += piece }
+    let path = try Self.temporary(Self.finished(writer, file))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try Self.expectPlays(
+      path, frames: frames.count, from: frames.first!.timestamp, to: frames.last!.timestamp, lastFrame: 0.0334)
+  }
+
   @Test func theLastFrameLastsUntilTheStopButNoLongerThanTheOneBefore() throws {
     let frames = try Self.frames(3)  // 5.000, 5.043, 5.078 s
     var writer = MovieWriter(width: Self.width, height: Self.height)
