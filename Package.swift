@@ -47,10 +47,10 @@ let package = Package(
       ]
     ),
     .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),
-    // `make bench`: each stage of a still, beside cjpeg and ffmpeg in the same run.
+    // `make bench`: each stage of a still, and movie recording, beside cjpeg and ffmpeg in the same run.
     .executableTarget(
       name: "kioskcam-bench", dependencies: [
-        "KioskService", "KioskCore", "Imaging", "JPEGCodec", "MediaFiles", "LinuxIO", "CYUV",
+        "KioskService", "KioskCore", "Imaging", "JPEGCodec", "MediaFiles", "LinuxIO", "CameraRoll", "CYUV",
       ]),
 
     .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),

@@ -40,7 +40,7 @@ public final class CameraRoll: Sendable {
   public let root: String
   public let suffix: String
   /// The number the next item gets; nil once the roll is exhausted.
-  private let counter: Mutex<RollNumber?>
+  let counter: Mutex<RollNumber?>
   public var next: RollNumber? { counter.withLock { $0 } }
   /// Serialises appends to the records file.
   let records = Mutex(())
@@ -138,7 +138,7 @@ public final class CameraRoll: Sendable {
   }
 
   /// Moves the counter on and persists it before anyone can see a later number.
-  private func advance(past number: RollNumber) -> RollNumber? {
+  func advance(past number: RollNumber) -> RollNumber? {
     writeCounter(number)
     return number.next
   }
@@ -185,6 +185,7 @@ public final class CameraRoll: Sendable {
   }
 
   /// Half-written files from a crash: hidden names that nobody pulling the roll should ever receive.
+  /// Interrupted recordings (`.rec-`) are not among them: they are recovered (`interruptedRecordings`).
   private func removeLeftovers() {
     for folderName in DirectoryListing.names(in: dcim) where RollNumber.folderNumber(of: folderName) != nil {
       guard let folder = try? Directory(path: "\(dcim)/\(folderName)") else { continue }
@@ -216,7 +217,7 @@ public struct StorageInfo: Encodable, Sendable, Equatable {
 
 extension Directory {
   /// False when `to` already exists; any other failure throws.
-  fileprivate func renameNoReplaceUnlessTaken(_ from: String, to: String) throws(SystemCallError) -> Bool {
+  func renameNoReplaceUnlessTaken(_ from: String, to: String) throws(SystemCallError) -> Bool {
     do {
       try renameNoReplace(from, to: to)
       return true

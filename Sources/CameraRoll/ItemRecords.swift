@@ -33,6 +33,12 @@ public struct ItemRecord: Codable, Sendable, Equatable {
   public var gain: Int?
   /// EXIF ImageUniqueID.
   public var uniqueID: String
+  /// Movies: frames in the file, frames the writer could not keep up with, the duration by the frames'
+  /// timestamps, and whether it was recovered from the fragments an interrupted recording left.
+  public var frames: Int?
+  public var droppedFrames: Int?
+  public var durationSeconds: Double?
+  public var recovered: Bool?
 
   public init(
     mediaType: String, file: String, bytes: Int, width: Int, height: Int, captured: String,

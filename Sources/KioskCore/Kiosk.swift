@@ -129,10 +129,15 @@ public struct Kiosk: Sendable {
     case .cameraBack:
       cameraAvailable = true
       actions += [.log("camera back")]
-    case .storage(let full, let detail, _):
+    case .storage(let full, let detail, let time):
       if full != storageFull {
         storageFull = full
         actions += [.log(full ? "storage full: \(detail)" : "storage available: \(detail)")]
+        // A recording stops at the reserve, while there is still room to finish it into a playable file.
+        if full, case .recording = activity {
+          activity = .idle
+          actions += [.stopMovie(at: time), .log("movie stopped: storage full")]
+        }
       }
     }
     return actions + refresh()

@@ -19,6 +19,8 @@ enum WorkerResult: Sendable {
   case failed(String)
   /// The saved still read back from its file and decoded for the review screen (posted before `saved`).
   case reviewPicture(String, XRGBImage)
+  case movieSaved(MovieSummary)
+  case movieFailed(String)
 }
 
 /// Frames the camera delivered that could not be saved, by why; counted, logged the first time, summed at stop.
@@ -81,12 +83,15 @@ public final class KioskService {
   private var statistics = Statistics()
   /// sd_notify: READY, the watchdog while frames arrive, STOPPING (see `Supervision` for the rule).
   private var supervisor: Supervisor?
+  /// The movie being recorded, between the kiosk's startMovie and stopMovie.
+  private var recorder: MovieRecorder?
 
   /// Counters for `kioskcam status`, since the service started.
   struct Statistics {
     var previewFramesShown = 0
     var stillsSaved = 0
     var saveFailures = 0
+    var moviesSaved = 0
     var lastShutterLag: Duration?
     /// MJPEG frames the preview could not decode (saved stills are judged on their own).
     var previewDecodeFailures = 0
@@ -184,6 +189,7 @@ public final class KioskService {
     camera = opened
     buttons = lines
     roll = publishedRoll
+    if let publishedRoll { Self.recoverMovies(publishedRoll) }
     display = output
     self.overlay = overlay
     extras = Self.requestExtras(config)
@@ -302,6 +308,16 @@ public final class KioskService {
       throw .io(error.description)
     }
     supervisor?.stopping()
+    if let recorder {
+      // Stopped by a signal while recording: the movie is finished and published before the service goes.
+      self.recorder = nil
+      let finished = DispatchSemaphore(value: 0)
+      recorder.stop { result in
+        Self.logMovie(result)
+        finished.signal()
+      }
+      finished.wait()
+    }
     camera?.stop()
     writer.sync {}
     log(counts.summary)
@@ -314,10 +330,13 @@ public final class KioskService {
 
   private var allLines: [ButtonLines] { buttons + (extras.map { [$0] } ?? []) }
 
-  /// The modes the gate's media types allow. Movies and review mode also need their recorder and browser,
-  /// which this build does not have yet, so only stills are ever offered.
+  /// The modes the gate's media types allow. Review mode also needs the roll browser, which this build
+  /// does not have yet, so it is never offered.
   private func availableModes() -> Set<KioskMode> {
-    capabilities.verdict.mediaTypes.contains(.stills) ? [.still] : []
+    var modes: Set<KioskMode> = []
+    if capabilities.verdict.mediaTypes.contains(.stills) { modes.insert(.still) }
+    if capabilities.verdict.mediaTypes.contains(.movies), roll != nil { modes.insert(.movie) }
+    return modes
   }
 
   /// Every event goes through here: the kiosk decides, the service carries it out, the timer follows.
@@ -398,6 +417,21 @@ public final class KioskService {
       camera.withBytes(of: buffer) { bytes in ring.append(buffer.info, bytes) }
       frame = buffer.info
       try camera.requeue(buffer)
+      // The movie is from the press to the stop: a frame taken before the press but dequeued after it, or
+      // after the maximum duration before the timer says so, is not part of it.
+      var withinMovie = true
+      if case .recording(let since, let until) = kiosk.screen, frame.timestamp < since || frame.timestamp > until {
+        withinMovie = false
+      }
+      if let recorder, withinMovie, let entry = ring.frame(frame) {
+        let format = camera.format
+        // The ring's copy is shared, not copied again: the recorder holds it until it is encoded.
+        recorder.submit(
+          StillFrame(
+            format: format.format, width: format.width, height: format.height, bytesPerLine: format.bytesPerLine,
+            range: format.range, bytes: entry.bytes),
+          timestamp: frame.timestamp.nanoseconds, sequence: frame.sequence)
+      }
     } catch {
       cameraLost("\(error)")
       return
@@ -575,9 +609,10 @@ public final class KioskService {
         } catch {
           log("retake: \(error)")
         }
-      case .startMovie, .stopMovie:
-        // Movie mode is not offered until the recorder exists, so the kiosk never asks; say so if it does.
-        log("movies are not recorded yet")
+      case .startMovie(let time):
+        startMovie(at: time)
+      case .stopMovie(let time):
+        stopMovie(at: time)
       case .show(let screen):
         show(screen)
       case .light(let output, let on):
@@ -655,8 +690,86 @@ public final class KioskService {
     }
   }
 
+  private func startMovie(at time: Instant) {
+    guard let camera, let roll else {
+      handle(.movieFailed(reason: "no camera or no roll", at: now()))
+      return
+    }
+    let format = camera.format
+    do {
+      recorder = try MovieRecorder(
+        roll: roll, width: format.width, height: format.height, frameRate: config.camera.frameRate,
+        quality: config.capture.jpegQuality,
+        sourceFormat: format.format.fourcc, tag: WallClock.uniqueID())
+      // The start on CLOCK_MONOTONIC, the clock of the frames: how much a crash lost can be told from the log.
+      log("movie recording \(format.format.fourcc) \(format.width)x\(format.height) from \(time)")
+    } catch {
+      handle(.movieFailed(reason: "\(error)", at: now()))
+    }
+  }
+
+  private func stopMovie(at time: Instant) {
+    guard let recorder else { return }
+    self.recorder = nil
+    let results = results
+    recorder.stop(at: time.nanoseconds) { result in
+      switch result {
+      case .success(let summary):
+        Self.logMovie(result)
+        results.post(.movieSaved(summary))
+      case .failure(let error):
+        results.post(.movieFailed("\(error)"))
+      }
+    }
+  }
+
+  /// Publishes what crashes left of recordings, before anything new is numbered.
+  private static func recoverMovies(_ roll: CameraRoll) {
+    for result in MovieRecorder.recoverInterrupted(roll) {
+      switch result {
+      case .success(let summary):
+        logMovie(.success(summary), roll: roll)
+      case .failure(let error):
+        log("interrupted recording not recovered: \(error)")
+      }
+    }
+  }
+
+  /// Logs a published movie and appends its record (on the writer's thread: the record is fsynced).
+  private static func logMovie(_ result: Result<MovieSummary, RollError>, roll: CameraRoll? = nil) {
+    guard case .success(let movie) = result else {
+      if case .failure(let error) = result { log("movie not saved: \(error)") }
+      return
+    }
+    let seconds = (movie.seconds * 1000).rounded() / 1000
+    log(
+      "movie \(movie.item.relativePath) \(movie.recovered ? "recovered, " : "")frames \(movie.frames), dropped \(movie.dropped), \(seconds) s"
+        + (movie.writeError.map { ", write failed: \($0) (kept up to the last fragment)" } ?? ""))
+    let roll = roll ?? movie.roll
+    var record = ItemRecord(
+      mediaType: MediaKind.movie.rawValue, file: movie.item.relativePath, bytes: movie.bytes, width: movie.width,
+      height: movie.height, captured: movie.captured, shutterLagMilliseconds: 0, sourceFormat: movie.sourceFormat,
+      crop: nil, frameSequence: movie.firstSequence, exposure100Microseconds: nil, gain: nil,
+      uniqueID: movie.uniqueID)
+    record.frames = movie.frames
+    record.droppedFrames = movie.dropped
+    record.durationSeconds = seconds
+    record.recovered = movie.recovered
+    do {
+      try roll.append(record)
+    } catch {
+      log("record of \(movie.item.relativePath) not written: \(error)")
+    }
+  }
+
   private func received(_ result: WorkerResult) {
     switch result {
+    case .movieSaved(let movie):
+      statistics.moviesSaved += 1
+      handle(.movieSaved(name: movie.item.relativePath, at: now()))
+    case .movieFailed(let reason):
+      statistics.saveFailures += 1
+      handle(.movieFailed(reason: reason, at: now()))
     case .saved(let item, let frame, let pressedAt):
       let lag = frame.timestamp - pressedAt
       statistics.stillsSaved += 1

@@ -130,3 +130,26 @@ extension BoardDeviceTests.Controls {
     #expect(try jpegCount(in: roll) == 1)
   }
 }
+
+extension BoardDeviceTests {
+  /// The tally lamp (gpio-sim line 6, driven by the service) is lit exactly while a movie records.
+  @Test func theTallyLampIsLitExactlyWhileRecording() throws {
+    let lamps = Controls()
+    let (config, roll) = try movieConfig("tally")
+    try startService("tally", config: config)
+    defer { _ = try? Board.kill("tally") }
+    #expect(try lamps.lamp(6) == "0", "dark before recording")
+    #expect(try Board.run("\(Board.binary) mode movie").status == 0)
+    #expect(try lamps.lamp(6) == "0", "dark in movie mode before the shutter")
+    _ = try startRecording("tally")
+    #expect(try lamps.lamp(6) == "1", "lit while recording")
+    #expect(try lamps.lamp(7) == "0", "not ready for another start while recording")
+    Thread.sleep(forTimeInterval: 1)
+    #expect(try lamps.lamp(6) == "1", "still lit a second later")
+    #expect(try Board.run("\(Board.binary) shutter").status == 0)
+    let file = "DCIM/100KIOSK/IMG_0001.MOV"
+    try Board.waitFor(file) { try loggedMovie("tally", file) != nil }
+    #expect(try lamps.lamp(6) == "0", "dark once the recording stopped")
+    #expect(FileManager.default.fileExists(atPath: "\(roll)/\(file)"))
+  }
+}

@@ -209,6 +209,18 @@ import Testing
     #expect(automatic.contains(.stopMovie(at: ms(15_000))))
   }
 
+  @Test func aRecordingStopsWhenStorageReachesTheReserve() {
+    var kiosk = kiosk(movies: true)
+    _ = click(&kiosk, .mode, at: 0)
+    _ = click(&kiosk, .shutter, at: 1000)
+    let full = kiosk.handle(.storage(full: true, detail: "60 MiB free", at: ms(3000)))
+    #expect(full.contains(.stopMovie(at: ms(3000))))
+    #expect(full.contains(.light(.tally, false)))
+    #expect(full.contains(.show(.message("Storage full"))))
+    #expect(kiosk.nextDeadline == nil, "no maximum-duration stop is left pending")
+    #expect(click(&kiosk, .shutter, at: 4000).contains(.log("shutter refused: storage full")))
+  }
+
   @Test func cancelStopsAndKeepsAMovie() {
     var kiosk = kiosk(movies: true)
     _ = click(&kiosk, .mode, at: 0)

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+/// Movies on the board, from vivid's YUYV stream, checked on the host by ffprobe and ffmpeg. In the
+/// serialized board suite: every test here holds the one camera.
+extension BoardDeviceTests {
+  /// The board's configuration with movie mode allowed at the stream's own size and rate.
+  func movieConfig(_ name: String, maximum: Int = 600) throws -> (config: String, roll: String) {
+    try Board.makeConfig(name: name) {
+      $0.replacingOccurrences(of: "optional = display, mode-button", with: "optional = display, mode-button, movie-camera")
+        + "[movie]\nsize = 640x360\nframe-rate = 25\nmaximum-duration-s = \(maximum)\n"
+    }
+  }
+
+  /// Switches to movie mode and starts recording over the control socket; returns the start (CLOCK_MONOTONIC
+  /// seconds) the service logged.
+  func startRecording(_ service: String) throws -> Double {
+    let mode = try Board.run("\(Board.binary) mode movie")
+    #expect(mode.status == 0, "\(mode.stderr)")
+    let shutter = try Board.run("\(Board.binary) shutter")
+    #expect(shutter.status == 0, "\(shutter.stderr)")
+    var start: Double?
+    try Board.waitFor("\(service) to record") {
+      let line = try Board.logs(service).split(separator: "\n").first { $0.contains("kioskcam: movie recording") }
+      start = line.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+      return start != nil
+    }
+    return start!
+  }
+
+  /// ffprobe's codec, frame count and duration; ffmpeg's words while decoding every frame (none expected).
+  func probeMovie(_ path: String) throws -> (codec: String, frames: Int, seconds: Double, ffmpeg: String) {
+    let probe = try Board.host([
+      "/usr/bin/ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+      "stream=codec_name,nb_read_frames,duration", "-of", "default=noprint_wrappers=1", path,
+    ])
+    var fields: [String: String] = [:]
+    for line in probe.stdout.split(separator: "\n") {
+      let parts = line.split(separator: "=", maxSplits: 1)
+      if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+    }
+    let decode = try Board.host(["/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
+    return (
+      fields["codec_name"] ?? "", Int(fields["nb_read_frames"] ?? "") ?? -1, Double(fields["duration"] ?? "") ?? -1,
+      probe.stderr + decode.stdout + decode.stderr
+    )
+  }
+
+  /// The frames and seconds of `file` as the service logged them.
+  func loggedMovie(_ service: String, _ file: String) throws -> (frames: Int, seconds: Double)? {
+    guard let line = try Board.logs(service).split(separator: "\n").first(where: { $0.contains("kioskcam: movie \(file) ") })
+    else { return nil }
+    let words = line.replacingOccurrences(of: ",", with: "").split(separator: " ").map(String.init)
+    guard let frames = words.firstIndex(of: "frames").flatMap({ Int(words[$0 + 1]) }),
+      let seconds = words.firstIndex(of: "s").flatMap({ Double(words[$0 - 1]) })
+    else { return nil }
+    return (frames, seconds)
+  }
+
+  @Test func aMovieRecordedFromVividPlaysInFFmpeg() throws {
+    let (config, roll) = try movieConfig("movie")
+    try startService("movie", config: config)
+    defer { _ = try? Board.kill("movie") }
+    _ = try startRecording("movie")
+    Thread.sleep(forTimeInterval: 3)
+    #expect(try Board.run("\(Board.binary) shutter").status == 0)
+    let file = "DCIM/100KIOSK/IMG_0001.MOV"
+    try Board.waitFor(file) { try loggedMovie("movie", file) != nil }
+    let logged = try #require(try loggedMovie("movie", file))
+    let movie = try probeMovie("\(roll)/\(file)")
+    #expect(movie.codec == "mjpeg")
+    #expect(movie.frames == logged.frames, "every frame written is a frame ffprobe counts")
+    #expect(movie.frames > 1)
+    // The service's seconds come from vivid's buffer timestamps; the file must say the same within a frame.
+    #expect(abs(movie.seconds - logged.seconds) <= 0.04 + 0.001, "ffprobe \(movie.seconds) s, log \(logged.seconds) s")
+    #expect(movie.ffmpeg.isEmpty, "ffmpeg: \(movie.ffmpeg)")
+    #expect(try hiddenFiles(in: roll).isEmpty, "no recording left hidden")
+    let records = try String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)
+    #expect(records.contains("\"file\":\"\(file)\""))
+    #expect(records.contains("\"frames\":\(logged.frames)"))
+    #expect(records.contains("\"mediaType\":\"movie\""))
+
+    // The same counter as stills: a photo after the movie is the next number.
+    #expect(try Board.run("\(Board.binary) mode still").status == 0)
+    try press("movie", expecting: "DCIM/100KIOSK/IMG_0002.JPG")
+  }
+
+  @Test func aMovieStopsItselfAtTheMaximumDuration() throws {
+    let (config, roll) = try movieConfig("moviemax", maximum: 3)
+    try startService("moviemax", config: config)
+    defer { _ = try? Board.kill("moviemax") }
+    _ = try startRecording("moviemax")
+    let file = "DCIM/100KIOSK/IMG_0001.MOV"
+    try Board.waitFor(file) { try loggedMovie("moviemax", file) != nil }
+    #expect(try Board.logs("moviemax").contains("movie stopped at the maximum duration"))
+    let movie = try probeMovie("\(roll)/\(file)")
+    #expect(movie.codec == "mjpeg")
+    // The last frame lasts until the stop, so the movie is no longer than the maximum (to the track's tick).
+    #expect(movie.seconds > 0 && movie.seconds <= 3.0 + 1.0 / 150, "ffprobe \(movie.seconds) s for a 3 s maximum")
+    #expect(movie.ffmpeg.isEmpty, "ffmpeg: \(movie.ffmpeg)")
+  }
+
+  @Test func aRecordingKilledWithSIGKILLIsRecoveredAtTheNextStart() throws {
+    let (config, roll) = try movieConfig("moviekill")
+    try startService("moviekill", config: config)
+    _ = try startRecording("moviekill")
+    Thread.sleep(forTimeInterval: 4)
+    // The movie's time starts at its first frame's timestamp, which the service logs.
+    let firstFrame = try Board.logs("moviekill").split(separator: "\n").first { $0.contains("kioskcam: movie first frame") }
+    let start = try #require(firstFrame?.split(separator: " ").last.flatMap { Double($0) })
+    let uptime = try Board.run("cat /proc/uptime").stdout.split(separator: " ").first.flatMap { Double($0) }
+    try Board.kill("moviekill", signal: "KILL")
+    #expect(try hiddenFiles(in: roll).count == 1, "the interrupted recording is there, hidden")
+
+    try startService("moviekill", config: config)
+    defer { _ = try? Board.kill("moviekill") }
+    let file = "DCIM/100KIOSK/IMG_0001.MOV"
+    let logged = try #require(try loggedMovie("moviekill", file))
+    #expect(try Board.logs("moviekill").contains("kioskcam: movie \(file) recovered"))
+    #expect(try hiddenFiles(in: roll).isEmpty, "never left hidden")
+    let movie = try probeMovie("\(roll)/\(file)")
+    #expect(movie.codec == "mjpeg")
+    #expect(movie.frames == logged.frames)
+    #expect(movie.ffmpeg.isEmpty, "ffmpeg: \(movie.ffmpeg)")
+    // It plays up to within a second of the kill (by the guest's monotonic clock, which vivid stamps with).
+    let killedAfter = try #require(uptime) - start
+    #expect(movie.seconds >= killedAfter - 1.0, "recovered \(movie.seconds) s of \(killedAfter) s recorded")
+    let records = try String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)
+    #expect(records.contains("\"recovered\":true"))
+  }
+}

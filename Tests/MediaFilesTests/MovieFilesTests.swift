@@ -1,0 +1,261 @@
+import Foundation
+import Imaging
+import JPEGCodec
+import KioskService
+import MediaFiles
+import Testing
+
+/// Movies from the writer, checked by our own box reader for the layout and by ffprobe and ffmpeg, which
+/// nobody here wrote, for what players see: a finished file and one recovered after a cut.
+@Suite struct MovieFilesTests {
+  static let width = 160
+  static let height = 96
+
+  /// Frames 40 ms apart with a few milliseconds of jitter, like a real camera; a JPEG that changes per frame.
+  static func frames(_ count: Int) throws -> [(jpeg: [UInt8], timestamp: Int64)] {
+    let base = try StillPipeline.encode(SyntheticFrames.yuyv(width: width, height: height), quality: 80).jpeg
+    return (0..<count).map { index in
+      let jitter = Int64([0, 3, -2, 1][index % 4]) * 1_000_000
+      // A COM segment after SOI makes every frame's bytes (and size) different.
+      let comment: [UInt8] = [0xFF, 0xFE, 0x00, 0x06] + Array(String(format: "%04d", index).utf8)
+      return (Array(base[0..<2]) + comment + base[2...], 5_000_000_000 + Int64(index) * 40_000_000 + jitter)
+    }
+  }
+
+  /// Writes `frames` fragmented; returns the writer and the bytes of the file.
+  static func record(_ frames: [(jpeg: [UInt8], timestamp: Int64)], fragment: Int64 = 1_000_000_000) -> (MovieWriter, [UInt8]) {
+    var writer = MovieWriter(width: width, height: height, fragmentLimit: fragment)
+    var file = writer.start()
+    for frame in frames {
+      if let piece = writer.append(frame.jpeg, timestamp: frame.timestamp) { file += piece }
+    }
+    if let piece = writer.flush(end: nil) { file += piece }
+    #expect(UInt64(file.count) == writer.length)
+    return (writer, file)
+  }
+
+  static func finished(_ writer: MovieWriter, _ file: [UInt8]) -> [UInt8] {
+    let finish = writer.finish()
+    var bytes = file + finish.tail
+    for offset in finish.retype { bytes.replaceSubrange(Int(offset)..<Int(offset) + 4, with: MovieWriter.Finish.free) }
+    return bytes
+  }
+
+  static func temporary(_ bytes: [UInt8]) throws -> String {
+    let path = NSTemporaryDirectory() + "kioskcam-movie-\(UUID().uuidString).MOV"
+    try Data(bytes).write(to: URL(fileURLWithPath: path))
+    return path
+  }
+
+  /// Top-level boxes as (type, size), read with nothing but the sizes and types in the file.
+  static func topLevel(_ bytes: [UInt8]) -> [(String, Int)] {
+    var boxes: [(String, Int)] = []
+    var offset = 0
+    while offset + 8 <= bytes.count {
+      let size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+      boxes.append((String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self), size))
+      guard size >= 8 else { break }
+      offset += size
+    }
+    return boxes
+  }
+
+  static func child(_ bytes: [UInt8], path: [String]) -> Range<Int>? {
+    var range = 0..<bytes.count
+    for name in path {
+      var offset = range.lowerBound
+      var found: Range<Int>?
+      while offset + 8 <= range.upperBound {
+        let size = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+        if String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self) == name {
+          found = offset + 8..<offset + size
+          break
+        }
+        offset += max(size, 8)
+      }
+      guard let found else { return nil }
+      range = found
+    }
+    return range
+  }
+
+  @Test func whileRecordingTheFileIsAHeaderAndFragmentsOfAtMostASecond() throws {
+    let frames = try Self.frames(60)
+    let (writer, file) = Self.record(frames)
+    let types = Self.topLevel(file).map(\.0)
+    #expect(Array(types.prefix(2)) == ["ftyp", "moov"])
+    #expect(Self.child(file, path: ["moov", "mvex", "trex"]) != nil, "the header announces fragments")
+    let fragments = Array(types.dropFirst(2))
+    #expect(fragments.count == 6, "60 frames of 40 ms make 2.4 s: two full fragments of 25 and one of 10")
+    #expect(fragments == Array(repeating: ["moof", "mdat"], count: 3).flatMap { $0 })
+    #expect(writer.samplesWritten == 60)
+  }
+
+  @Test func aFinishedMovieHasOneIndexAndPlainMediaData() throws {
+    let (writer, file) = Self.record(try Self.frames(60))
+    let movie = Self.finished(writer, file)
+    let types = Self.topLevel(movie).map(\.0)
+    #expect(types.filter { $0 == "moov" }.count == 1)
+    #expect(types.last == "moov")
+    #expect(!types.contains("moof"))
+    #expect(types.filter { $0 == "mdat" }.count == 3)
+    let stsz = try #require(Self.child(movie, path: ["moov", "trak", "mdia", "minf", "stbl", "stsz"]))
+    let count = movie[stsz.lowerBound + 8..<stsz.lowerBound + 12].reduce(0) { $0 << 8 | Int($1) }
+    #expect(count == 60)
+    let co64 = try #require(Self.child(movie, path: ["moov", "trak", "mdia", "minf", "stbl", "co64"]))
+    #expect(movie[co64.lowerBound + 4..<co64.lowerBound + 8].reduce(0) { $0 << 8 | Int($1) } == 3, "one chunk a fragment")
+    #expect(Self.child(movie, path: ["moov", "mvex"]) == nil, "no fragments announced any more")
+  }
+
+  @Test(arguments: [1, 2, 60, 151])
+  func ffprobeAndFFmpegReadAFinishedMovie(count: Int) throws {
+    let frames = try Self.frames(count)
+    let (writer, file) = Self.record(frames)
+    let path = try Self.temporary(Self.finished(writer, file))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try Self.expectPlays(path, frames: count, from: frames.first!.timestamp, to: frames.last!.timestamp)
+  }
+
+  /// Intervals between vivid's buffer timestamps under software emulation, in ms, as a board recording had them.
+  static let burstyIntervals: [Int64] = [35, 34, 27, 245, 72, 260, 20, 309, 33, 334, 56, 115, 50, 57, 64, 128, 66, 166, 84, 134, 48, 140, 16, 189, 60, 136, 23, 172, 37, 230, 2, 1, 90]
+
+  @Test func aCameraThatDeliversInBurstsStillGivesAMovieFFmpegDecodesInSilence() throws {
+    let base = try Self.frames(Self.burstyIntervals.count + 1)
+    var time: Int64 = 7_000_000_000
+    var frames = [(jpeg: base[0].jpeg, timestamp: time)]
+    for (index, interval) in Self.burstyIntervals.enumerated() {
+      time += interval * 1_000_000
+      frames.append((base[index + 1].jpeg, time))
+    }
+    let (writer, file) = Self.record(frames)
+    let path = try Self.temporary(Self.finished(writer, file))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try Self.expectPlays(
+      path, frames: frames.count, from: frames.first!.timestamp, to: frames.last!.timestamp,
+      lastFrame: Double(Self.burstyIntervals.last!) / 1000)
+  }
+
+  /// The bursts of the board's kill test: a regular 29.97 fps start (vivid's rate, 33.367 ms), so ffmpeg
+  /// settles on a frame rate, then frames 2 to 16 ms apart. On the 30 fps grid every frame keeps a tick of
+  /// its own; without the grid ffmpeg said "non monotonically increasing dts" on the board's recording.
+  @Test func aBurstAfterARegularStartStaysOnTheCamerasFrameGrid() throws {
+    let regular: Int64 = 33_367
+    let burst: [Int64] = [16_000, 50_000, 33_000, 17_000, 49_000, 2_000, 64_000, 33_000, 100_000, 5_000, 28_000]
+    let intervals = Array(repeating: regular, count: 30) + burst + Array(repeating: regular, count: 20)
+    let base = try Self.frames(intervals.count + 1)
+    var time: Int64 = 9_000_000_000
+    var frames = [(jpeg: base[0].jpeg, timestamp: time)]
+    for (index, interval) in intervals.enumerated() {
+      time += interval * 1000
+      frames.append((base[index + 1].jpeg, time))
+    }
+    var writer = MovieWriter(width: Self.width, height: Self.height, frameRate: 30)
+    #expect(writer.grid == 5)
+    var file = writer.start()
+    for frame in frames { if let piece = writer.append(frame.jpeg, timestamp: frame.timestamp) { file += piece } }
+    if let piece = writer.flush(end: nil) { file += piece }
+    let path = try Self.temporary(Self.finished(writer, file))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try Self.expectPlays(
+      path, frames: frames.count, from: frames.first!.timestamp, to: frames.last!.timestamp, lastFrame: 0.0334)
+  }
+
+  @Test func theLastFrameLastsUntilTheStopButNoLongerThanTheOneBefore() throws {
+    let frames = try Self.frames(3)  // 5.000, 5.043, 5.078 s
+    var writer = MovieWriter(width: Self.width, height: Self.height)
+    _ = writer.start()
+    for frame in frames { _ = writer.append(frame.jpeg, timestamp: frame.timestamp) }
+    var stoppedSoon = writer
+    _ = stoppedSoon.flush(end: frames[2].timestamp + 10_000_000)
+    #expect(MovieWriter.nanoseconds(stoppedSoon.ticksWritten) == 86_666_666, "13 ticks: 6 + 6 + 1 (the 10 ms until the stop, at 150 Hz)")
+    _ = writer.flush(end: frames[2].timestamp + 2_000_000_000)
+    #expect(writer.ticksWritten == 6 + 6 + 6, "a late stop does not stretch the last frame past its predecessor")
+  }
+
+  @Test(arguments: [0, 1, 17, 5000])
+  func aMovieCutAnywhereInItsLastFragmentIsRecoveredUpToTheFragmentBefore(cutShort: Int) throws {
+    let frames = try Self.frames(100)
+    // Fragments as the service writes them, and no finish: the power went.
+    let (complete, file) = Self.record(frames, fragment: 500_000_000)
+    // Where the last fragment starts, by the sizes in the file: what a cut inside it must fall back to.
+    let offsets = Self.topLevel(file).reduce(into: [0]) { $0.append($0.last! + $1.1) }
+    let lastMoof = offsets[Self.topLevel(file).lastIndex { $0.0 == "moof" }!]
+    func recover(_ bytes: [UInt8]) throws -> MovieWriter {
+      try #require(
+        MovieWriter.recover(length: UInt64(bytes.count)) { offset, count in
+          Array(bytes[Int(offset)..<min(bytes.count, Int(offset) + count)])
+        })
+    }
+    let kept = cutShort == 0 ? 100 : try recover(Array(file.prefix(lastMoof))).samplesWritten
+    #expect(kept >= 100 - 13 && (kept < 100 || cutShort == 0), "at most one fragment of 500 ms is lost")
+    #expect(complete.samplesWritten == 100)
+    let cut = Array(file.prefix(file.count - cutShort))
+    let recovered = try recover(cut)
+    #expect(recovered.samplesWritten == kept)
+    let path = try Self.temporary(Self.finished(recovered, Array(cut.prefix(Int(recovered.length)))))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    try Self.expectPlays(path, frames: kept, from: frames[0].timestamp, to: frames[kept - 1].timestamp)
+  }
+
+  @Test func anInterruptedFinishIsRecoveredToo() throws {
+    let (writer, file) = Self.record(try Self.frames(40), fragment: 500_000_000)
+    let finish = writer.finish()
+    // The new index is on disk, one moof already retyped, then the power went.
+    var bytes = file + finish.tail
+    bytes.replaceSubrange(Int(finish.retype[1])..<Int(finish.retype[1]) + 4, with: MovieWriter.Finish.free)
+    let recovered = try #require(
+      MovieWriter.recover(length: UInt64(bytes.count)) { offset, count in
+        Array(bytes[Int(offset)..<min(bytes.count, Int(offset) + count)])
+      })
+    #expect(recovered.samplesWritten == 40)
+    #expect(recovered.length == UInt64(file.count), "the old index is cut off")
+    #expect(recovered.finish().tail == finish.tail)
+  }
+
+  @Test func aFileWithoutItsHeaderHasNothingToRecover() {
+    let (_, file) = Self.record([])
+    #expect(MovieWriter.recover(length: 20) { offset, count in Array(file[Int(offset)..<min(20, Int(offset) + count)]) } == nil)
+  }
+
+  /// ffprobe: codec, size, every frame counted, duration within a frame of the timestamps; ffmpeg decodes all
+  /// of it without a word.
+  static func expectPlays(_ path: String, frames: Int, from first: Int64, to last: Int64, lastFrame: Double = 0.040) throws {
+    let probe = try peer([
+      "/usr/bin/ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries",
+      "stream=codec_name,width,height,nb_read_frames,duration", "-of", "default=noprint_wrappers=1", path,
+    ])
+    #expect(probe.status == 0)
+    #expect(probe.stderr.isEmpty, "ffprobe: \(probe.stderr)")
+    var fields: [String: String] = [:]
+    for line in probe.stdout.split(separator: "\n") {
+      let parts = line.split(separator: "=", maxSplits: 1)
+      if parts.count == 2 { fields[String(parts[0])] = String(parts[1]) }
+    }
+    #expect(fields["codec_name"] == "mjpeg")
+    #expect(fields["width"] == "\(width)")
+    #expect(fields["height"] == "\(height)")
+    #expect(fields["nb_read_frames"] == "\(frames)")
+    let duration = try #require(Double(fields["duration"] ?? ""), "ffprobe: \(probe.stdout)")
+    // The last frame lasts as long as the one before it: with no stop time given, that is all anyone knows.
+    let expected = Double(last - first) / 1e9 + lastFrame
+    #expect(abs(duration - expected) <= 0.040, "ffprobe duration \(duration) s, timestamps say \(expected) s")
+    let decode = try peer(["/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
+    #expect(decode.status == 0)
+    #expect(decode.stdout.isEmpty && decode.stderr.isEmpty, "ffmpeg: \(decode.stderr)")
+  }
+
+  static func peer(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: arguments[0])
+    process.arguments = Array(arguments.dropFirst())
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+  }
+}
