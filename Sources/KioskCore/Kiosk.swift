@@ -116,6 +116,8 @@ public struct Kiosk: Sendable {
     case .movieFailed(let reason, let time):
       actions += [.log("movie failed: \(reason)")]
       message = ("Save failed", time + settings.messageTime)
+      // A recorder that could not start or went away leaves nothing recording: the tally must not lie.
+      if isRecording { activity = .idle }
     case .available(let modes, let time):
       available = modes
       if !available.contains(mode), available.contains(.still) { actions += switchMode(to: .still, at: time) }

@@ -329,4 +329,15 @@ extension KioskTests {
     #expect(kiosk.screen == .message("Camera not available"))
     #expect(kiosk.handle(.cameraBack(at: ms(2))).contains(.show(.message("Storage full"))))
   }
+
+  @Test func aRecorderThatFailsEndsTheRecording() {
+    var kiosk = kiosk(movies: true)
+    _ = click(&kiosk, .mode, at: 0)
+    _ = click(&kiosk, .shutter, at: 1000)
+    let failed = kiosk.handle(.movieFailed(reason: "EIO", at: ms(1500)))
+    #expect(failed.contains(.light(.tally, false)))
+    #expect(failed.contains(.show(.message("Save failed"))))
+    #expect(kiosk.nextDeadline == ms(4500), "only the message's timeout is left, not the movie's maximum")
+    #expect(click(&kiosk, .shutter, at: 5000).contains(.startMovie(at: ms(5000))), "the next press starts a new one")
+  }
 }
