@@ -23,6 +23,18 @@ struct TurboHandle: ~Copyable {
     JPEGError(call: call, message: tjGetErrorStr2(raw).map { String(cString: $0) } ?? "unknown error")
   }
 
+  /// The picture's size and chroma subsampling, from its header; an empty or broken picture is an error.
+  func header(_ jpeg: UnsafePointer<UInt8>?, count: Int) throws(JPEGError) -> (width: Int32, height: Int32, subsampling: Int32) {
+    var width: Int32 = 0
+    var height: Int32 = 0
+    var subsampling: Int32 = 0
+    var colorspace: Int32 = 0
+    guard tjDecompressHeader3(raw, jpeg, UInt(count), &width, &height, &subsampling, &colorspace) == 0,
+      width > 0, height > 0
+    else { throw error("tjDecompressHeader3") }
+    return (width, height, subsampling)
+  }
+
   deinit { tjDestroy(raw) }
 }
 
@@ -81,12 +93,7 @@ public enum JPEGDecoder {
   /// Decodes a whole JPEG at full size into RGB.
   public static func decodeRGB(_ jpeg: [UInt8]) throws(JPEGError) -> RGBImage {
     let handle = try TurboHandle(compressing: false)
-    var width: Int32 = 0
-    var height: Int32 = 0
-    var subsampling: Int32 = 0
-    var colorspace: Int32 = 0
-    let header = tjDecompressHeader3(handle.raw, jpeg, UInt(jpeg.count), &width, &height, &subsampling, &colorspace)
-    guard header == 0, width > 0, height > 0 else { throw handle.error("tjDecompressHeader3") }
+    let (width, height, _) = try handle.header(jpeg, count: jpeg.count)
     var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * 3)
     let status = pixels.withUnsafeMutableBufferPointer { out in
       tjDecompress2(
@@ -100,12 +107,7 @@ public enum JPEGDecoder {
   /// MJPEG frame becomes a thumbnail. Grey and 4:1:1 JPEGs are refused (no camera sends them as MJPEG).
   public static func decodePlanes(_ jpeg: [UInt8]) throws(JPEGError) -> PlanarYCbCr {
     let handle = try TurboHandle(compressing: false)
-    var width: Int32 = 0
-    var height: Int32 = 0
-    var subsampling: Int32 = 0
-    var colorspace: Int32 = 0
-    let header = tjDecompressHeader3(handle.raw, jpeg, UInt(jpeg.count), &width, &height, &subsampling, &colorspace)
-    guard header == 0, width > 0, height > 0 else { throw handle.error("tjDecompressHeader3") }
+    let (width, height, subsampling) = try handle.header(jpeg, count: jpeg.count)
     guard [TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_440].map({ Int32($0.rawValue) }).contains(subsampling) else {
       throw JPEGError(call: "decodePlanes", message: "unsupported chroma subsampling \(subsampling)")
     }
@@ -131,14 +133,7 @@ public enum JPEGDecoder {
 
   /// Decodes just the header: size and chroma subsampling (TJSAMP value).
   public static func header(_ jpeg: [UInt8]) throws(JPEGError) -> (width: Int, height: Int, subsampling: Int) {
-    let handle = try TurboHandle(compressing: false)
-    var width: Int32 = 0
-    var height: Int32 = 0
-    var subsampling: Int32 = 0
-    var colorspace: Int32 = 0
-    guard tjDecompressHeader3(handle.raw, jpeg, UInt(jpeg.count), &width, &height, &subsampling, &colorspace) == 0 else {
-      throw handle.error("tjDecompressHeader3")
-    }
+    let (width, height, subsampling) = try TurboHandle(compressing: false).header(jpeg, count: jpeg.count)
     return (Int(width), Int(height), Int(subsampling))
   }
 
@@ -149,14 +144,8 @@ public enum JPEGDecoder {
     _ jpeg: UnsafeRawBufferPointer, covering targetWidth: Int, _ targetHeight: Int
   ) throws(JPEGError) -> XRGBImage {
     let handle = try TurboHandle(compressing: false)
-    var width: Int32 = 0
-    var height: Int32 = 0
-    var subsampling: Int32 = 0
-    var colorspace: Int32 = 0
     let base = jpeg.baseAddress?.assumingMemoryBound(to: UInt8.self)
-    guard tjDecompressHeader3(handle.raw, base, UInt(jpeg.count), &width, &height, &subsampling, &colorspace) == 0,
-      width > 0, height > 0
-    else { throw handle.error("tjDecompressHeader3") }
+    let (width, height, _) = try handle.header(base, count: jpeg.count)
     let denominator = DCTScale.denominator(
       width: Int(width), height: Int(height), targetWidth: targetWidth, targetHeight: targetHeight)
     let scaledWidth = (Int(width) + denominator - 1) / denominator

@@ -36,7 +36,7 @@ import Testing
   func exiftoolValidatesWithoutAWarning(kind: String) throws {
     let (path, _) = try still(kind)
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let result = try run(["/usr/bin/exiftool", "-validate", "-warning", "-a", "-s", path])
+    let result = try peer(["/usr/bin/exiftool", "-validate", "-warning", "-a", "-s", path])
     #expect(result.status == 0)
     #expect(result.stdout == "Validate                        : OK\n", "exiftool: \(result.stdout) \(result.stderr)")
     #expect(result.stderr.isEmpty)
@@ -50,7 +50,7 @@ import Testing
       "Make", "Model", "Software", "DateTimeOriginal", "SubSecTimeOriginal", "OffsetTimeOriginal", "Orientation#",
       "ExifImageWidth", "ExifImageHeight", "ImageUniqueID", "ExifVersion", "ThumbnailLength",
     ]
-    let result = try run(["/usr/bin/exiftool", "-s", "-s", "-n"] + tags.map { "-\($0)" } + [path])
+    let result = try peer(["/usr/bin/exiftool", "-s", "-s", "-n"] + tags.map { "-\($0)" } + [path])
     let values = Dictionary(
       uniqueKeysWithValues: result.stdout.split(separator: "\n").compactMap { line -> (String, String)? in
         guard let colon = line.firstIndex(of: ":") else { return nil }
@@ -74,10 +74,10 @@ import Testing
     let thumbnailPath = path + ".thumb.jpg"
     let decodedPath = path + ".ppm"
     defer { for file in [path, thumbnailPath, decodedPath] { try? FileManager.default.removeItem(atPath: file) } }
-    let info = try run(["/usr/bin/jpeginfo", "-c", path])
+    let info = try peer(["/usr/bin/jpeginfo", "-c", path])
     #expect(info.status == 0 && info.stdout.contains("640 x  360") && verdict(info.stdout) == "OK", "\(info.stdout)")
 
-    let djpeg = try run(["/usr/bin/djpeg", "-pnm", "-outfile", decodedPath, path])
+    let djpeg = try peer(["/usr/bin/djpeg", "-pnm", "-outfile", decodedPath, path])
     #expect(djpeg.status == 0, "\(djpeg.stderr)")
     let pixels = [UInt8](try Data(contentsOf: URL(fileURLWithPath: decodedPath)))
     // Limited-range luma 200 and 40 expand to full-range raw values near 214 and 28 (grey-ish, chroma ramps).
@@ -89,9 +89,9 @@ import Testing
     #expect(abs(luma(100, 180) - 214) <= 12, "bright half: \(luma(100, 180))")
     #expect(abs(luma(540, 180) - 28) <= 12, "dark half: \(luma(540, 180))")
 
-    let extract = try run(["/usr/bin/exiftool", "-b", "-ThumbnailImage", "-w", "%d%f.%e.thumb.jpg", path])
+    let extract = try peer(["/usr/bin/exiftool", "-b", "-ThumbnailImage", "-w", "%d%f.%e.thumb.jpg", path])
     #expect(extract.status == 0, "\(extract.stderr)")
-    let thumbInfo = try run(["/usr/bin/jpeginfo", "-c", thumbnailPath])
+    let thumbInfo = try peer(["/usr/bin/jpeginfo", "-c", thumbnailPath])
     #expect(thumbInfo.stdout.contains("160 x  120") && verdict(thumbInfo.stdout) == "OK", "\(thumbInfo.stdout)")
   }
 
@@ -106,19 +106,4 @@ import Testing
 
   /// jpeginfo 1.6 ends a good file's line with "OK", a bad one's with "ERROR" or "WARNING".
   func verdict(_ line: String) -> String? { line.split(whereSeparator: \.isWhitespace).last.map(String.init) }
-
-  func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: arguments[0])
-    process.arguments = Array(arguments.dropFirst())
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
-  }
 }
