@@ -885,7 +885,8 @@ public final class KioskService {
       availableModes: KioskMode.allCases.filter { kiosk.available.contains($0) }.map(\.rawValue),
       camera: camera?.path, cameraAvailable: kiosk.cameraAvailable, display: display?.path,
       framesReceived: counts.delivered, framesDamaged: counts.bad, framesMissing: counts.missing,
-      previewFramesShown: statistics.previewFramesShown, stillsSaved: statistics.stillsSaved,
+      previewFramesShown: statistics.previewFramesShown, previewDecodeFailures: statistics.previewDecodeFailures,
+      stillsSaved: statistics.stillsSaved, moviesSaved: statistics.moviesSaved, recording: recorder != nil,
       saveFailures: statistics.saveFailures, refusedPresses: kiosk.refusedPresses,
       lastShutterLagMilliseconds: statistics.lastShutterLag.map(milliseconds))
   }

@@ -13,7 +13,12 @@ struct ServiceStatus: Codable, Sendable, Equatable {
   /// Frames the driver's sequence numbers say were never delivered.
   let framesMissing: Int
   let previewFramesShown: Int
+  /// MJPEG frames the preview could not decode (the stills from them are judged on their own).
+  let previewDecodeFailures: Int
   let stillsSaved: Int
+  let moviesSaved: Int
+  /// A movie is being recorded now.
+  let recording: Bool
   let saveFailures: Int
   let refusedPresses: Int
   let lastShutterLagMilliseconds: Double?
@@ -31,7 +36,7 @@ struct ServiceStatus: Codable, Sendable, Equatable {
     camera: \(camera ?? "none")\(cameraAvailable ? "" : " (not available)")
     display: \(display ?? "none")
     frames: \(framesReceived) received, \(framesDamaged) damaged, \(framesMissing) missing, \(previewFramesShown) shown
-    stills: \(stillsSaved) saved, \(saveFailures) failed, \(refusedPresses) presses refused
+    stills: \(stillsSaved) saved, movies: \(moviesSaved) saved\(recording ? ", recording now" : ""), \(saveFailures) failed, \(refusedPresses) presses refused
     last shutter lag: \(lastShutterLagMilliseconds.map { "\($0) ms" } ?? "none yet")
     """
   }

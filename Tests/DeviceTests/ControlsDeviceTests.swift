@@ -77,6 +77,8 @@ extension BoardDeviceTests {
       #expect(report["screen"] as? String == "live still")
       #expect(report["availableModes"] as? [String] == ["still"])
       #expect(report["stillsSaved"] as? Int == 11)
+      #expect(report["moviesSaved"] as? Int == 0)
+      #expect(report["recording"] as? Bool == false)
       #expect(report["saveFailures"] as? Int == 0)
       #expect(report["refusedPresses"] as? Int == 0)
       #expect((report["framesReceived"] as? Int ?? 0) > 50)
@@ -143,6 +145,7 @@ extension BoardDeviceTests {
     #expect(try lamps.lamp(6) == "0", "dark in movie mode before the shutter")
     _ = try startRecording("tally")
     #expect(try lamps.lamp(6) == "1", "lit while recording")
+    #expect(try lamps.status()["recording"] as? Bool == true)
     #expect(try lamps.lamp(7) == "0", "not ready for another start while recording")
     Thread.sleep(forTimeInterval: 1)
     #expect(try lamps.lamp(6) == "1", "still lit a second later")
@@ -150,6 +153,9 @@ extension BoardDeviceTests {
     let file = "DCIM/100KIOSK/IMG_0001.MOV"
     try Board.waitFor(file) { try loggedMovie("tally", file) != nil }
     #expect(try lamps.lamp(6) == "0", "dark once the recording stopped")
+    #expect(try lamps.status()["recording"] as? Bool == false)
+    // The count follows the writer's report, which comes back to the loop just after the log line.
+    try Board.waitFor("the movie counted in status") { try lamps.status()["moviesSaved"] as? Int == 1 }
     #expect(FileManager.default.fileExists(atPath: "\(roll)/\(file)"))
   }
 }
