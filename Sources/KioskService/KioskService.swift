@@ -213,14 +213,7 @@ public final class KioskService {
     // "Starting..." may still be flipping in: wait for it, or the refusal would leave it on screen.
     display.waitForFlip(milliseconds: 1000)
     _ = try? display.present { target in
-      if let overlay {
-        overlay.drawMessage(words, background: Overlay.fatalBackground, on: target)
-      } else {
-        for row in 0..<target.height {
-          (target.pixels.baseAddress! + row * target.stride).assumingMemoryBound(to: UInt32.self)
-            .update(repeating: Overlay.fatalBackground, count: target.width)
-        }
-      }
+      Overlay.drawMessage(words, background: Overlay.fatalBackground, with: overlay, on: target)
     }
     let (seconds, attoseconds) = duration.components
     var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
@@ -838,14 +831,7 @@ public final class KioskService {
       }
     do {
       let drawn = try display.present { target in
-        if let overlay {
-          overlay.drawMessage(words, background: Overlay.messageBackground, on: target)
-        } else {
-          for row in 0..<target.height {
-            (target.pixels.baseAddress! + row * target.stride).assumingMemoryBound(to: UInt32.self)
-              .update(repeating: Overlay.messageBackground, count: target.width)
-          }
-        }
+        Overlay.drawMessage(words, background: Overlay.messageBackground, with: overlay, on: target)
       }
       if !drawn { messageWaiting = true }
     } catch {

@@ -35,11 +35,21 @@ struct Overlay {
 
   /// Full-screen words: each line centred, at the largest whole scale up to 4 at which the widest line fits
   /// 90% of the width; the block is centred vertically.
-  func drawMessage(_ lines: [String], background: UInt32, on target: DrawTarget) {
+  /// A full-screen state: the words in the font when there is one, else the plain background colour.
+  static func drawMessage(_ lines: [String], background: UInt32, with overlay: Overlay?, on target: DrawTarget) {
+    guard let overlay else { return fill(target, with: background) }
+    overlay.drawMessage(lines, background: background, on: target)
+  }
+
+  static func fill(_ target: DrawTarget, with colour: UInt32) {
     for row in 0..<target.height {
       (target.pixels.baseAddress! + row * target.stride).assumingMemoryBound(to: UInt32.self)
-        .update(repeating: background, count: target.width)
+        .update(repeating: colour, count: target.width)
     }
+  }
+
+  func drawMessage(_ lines: [String], background: UInt32, on target: DrawTarget) {
+    Self.fill(target, with: background)
     guard let widest = lines.max(by: { $0.unicodeScalars.count < $1.unicodeScalars.count }) else { return }
     let scale = painter.scale(fitting: widest, width: target.width * 9 / 10, limit: 4)
     let lineHeight = painter.font.glyphHeight * scale
