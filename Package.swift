@@ -56,7 +56,8 @@ let package = Package(
     .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "JPEGCodec", "FontFile"]),
     // Byte layout by our own reader, and every file also by exiftool, jpeginfo and djpeg.
-    .testTarget(name: "MediaFilesTests", dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "KioskService", "Camera", "KioskCore"]),
+    .testTarget(
+      name: "MediaFilesTests", dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "KioskService", "Camera", "KioskCore", "CameraRoll"]),
     .testTarget(name: "CameraRollTests", dependencies: ["CameraRoll", "KioskCore", "LinuxIO"]),
     // The sd_notify sender against a datagram socket of the test's own, as systemd's would be.
     .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "KioskCore"]),

@@ -131,3 +131,40 @@ private func averageInto(
     }
   }
 }
+
+extension YCbCrPlanes {
+  /// Half the size each way, every sample the average of the 2x2 it replaces (an odd last row or column
+  /// counts twice): the movie presets' downscale. Chroma keeps its subsampling, so a 4:2:2 frame stays 4:2:2.
+  public func halved() -> PlanarYCbCr {
+    let width = (self.width + 1) / 2
+    let height = (self.height + 1) / 2
+    let chromaWidth = self.chromaWidth == self.width ? width : (width + 1) / 2
+    let chromaHeight = self.chromaHeight == self.height ? height : (height + 1) / 2
+    return PlanarYCbCr(
+      width: width, height: height, chromaWidth: chromaWidth, chromaHeight: chromaHeight,
+      luma: halve(luma, self.width, self.height, into: width, height),
+      cb: halve(cb, self.chromaWidth, self.chromaHeight, into: chromaWidth, chromaHeight),
+      cr: halve(cr, self.chromaWidth, self.chromaHeight, into: chromaWidth, chromaHeight))
+  }
+}
+
+private func halve(_ plane: [UInt8], _ width: Int, _ height: Int, into outWidth: Int, _ outHeight: Int) -> [UInt8] {
+  var out = [UInt8](repeating: 0, count: outWidth * outHeight)
+  guard width > 0, height > 0 else { return out }
+  plane.withUnsafeBufferPointer { src in
+    out.withUnsafeMutableBufferPointer { dst in
+      for row in 0..<outHeight {
+        let top = src.baseAddress! + min(row * 2, height - 1) * width
+        let bottom = src.baseAddress! + min(row * 2 + 1, height - 1) * width
+        let line = dst.baseAddress! + row * outWidth
+        for column in 0..<outWidth {
+          let left = min(column * 2, width - 1)
+          let right = min(column * 2 + 1, width - 1)
+          let sum = Int(top[left]) + Int(top[right]) + Int(bottom[left]) + Int(bottom[right])
+          line[column] = UInt8((sum + 2) / 4)
+        }
+      }
+    }
+  }
+  return out
+}

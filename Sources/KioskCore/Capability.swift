@@ -19,6 +19,18 @@ public enum Capability: String, Sendable, CaseIterable, Comparable, CustomString
     allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
   }
 
+  /// What people miss when it is off, in the overlay's plain words.
+  public var feature: String {
+    switch self {
+    case .stillCamera: "photos"
+    case .movieCamera: "movies"
+    case .display: "display"
+    case .shutterButton: "shutter button"
+    case .modeButton: "mode button"
+    case .cameraRoll: "saving"
+    }
+  }
+
   /// The names for messages that list them all.
   public static var known: String { allCases.map(\.rawValue).joined(separator: ", ") }
 }

@@ -96,6 +96,8 @@ public struct Config: Sendable, Equatable {
     /// What the camera must stream for `movie-camera` to pass.
     public var size = Size(width: 640, height: 360)
     public var frameRate = 25
+    /// Frame size and JPEG quality of what is recorded (`videoQuality`).
+    public var quality = MovieQuality.high
   }
   public struct Roll: Sendable, Equatable {
     public var path = "/var/lib/kioskcam/roll"
@@ -260,6 +262,13 @@ extension Config {
         return nil
       },
       "frame-rate": { config, value in setInteger(&config.movie.frameRate, value, in: 1...240) },
+      "quality": { config, value in
+        guard let quality = MovieQuality(rawValue: value.lowercased()) else {
+          return "expected one of \(MovieQuality.allCases.map(\.rawValue).joined(separator: ", ")), got \(value.quotedForMessage)"
+        }
+        config.movie.quality = quality
+        return nil
+      },
     ],
     "capture": [
       "jpeg-quality": { config, value in setInteger(&config.capture.jpegQuality, value, in: 1...100) },

@@ -116,8 +116,12 @@ public struct Kiosk: Sendable {
     case .movieFailed(let reason, let time):
       actions += [.log("movie failed: \(reason)")]
       message = ("Save failed", time + settings.messageTime)
-      // A recorder that could not start or went away leaves nothing recording: the tally must not lie.
-      if isRecording { activity = .idle }
+      // A recorder that could not start or could not write leaves nothing recording: the tally must not lie,
+      // and what it wrote up to the failure is finished and published now, not at a press that may never come.
+      if isRecording {
+        activity = .idle
+        actions.append(.stopMovie(at: time))
+      }
     case .available(let modes, let time):
       available = modes
       if !available.contains(mode), available.contains(.still) { actions += switchMode(to: .still, at: time) }

@@ -271,10 +271,12 @@ public final class KioskService {
         try loop.watch(display.descriptor) { [unowned self] _ in flipDone() }
       }
       retryTimer = try LoopTimer(loop: loop) { [unowned self] in retryCamera() }
-      // Space freed over SSH shows up on screen without a press; a press also checks first.
+      // Space freed over SSH shows up on screen without a press; a press also checks first. A recording
+      // fills the disk at up to a few MB a second, so while one runs the reserve is checked every second:
+      // it must stop there with room left to finish the file, not at ENOSPC.
       storageTimer = try LoopTimer(loop: loop) { [unowned self] in
         checkStorage()
-        try? storageTimer?.arm(after: 5_000_000_000)
+        try? storageTimer?.arm(after: recorder == nil ? 5_000_000_000 : 1_000_000_000)
       }
       try storageTimer?.arm(after: 5_000_000_000)
       kioskTimer = try LoopTimer(loop: loop) { [unowned self] in handle(.tick(now())) }
@@ -424,6 +426,10 @@ public final class KioskService {
             format: format.format, width: format.width, height: format.height, bytesPerLine: format.bytesPerLine,
             range: format.range, bytes: entry.bytes),
           timestamp: frame.timestamp.nanoseconds, sequence: frame.sequence)
+        if let failure = recorder.writeFailure {
+          // The kiosk stops the recording at once: the file is kept up to its last whole fragment.
+          handle(.movieFailed(reason: "write failed: \(failure)", at: now()))
+        }
       }
     } catch {
       cameraLost("\(error)")
@@ -529,7 +535,9 @@ public final class KioskService {
     if let spareBytes, stillSizes.count > 0 {
       shots = Int(min(spareBytes / UInt64(max(1, stillSizes.bytes / stillSizes.count)), 999_999))
     }
-    return OverlayContent(mode: kiosk.mode, screen: kiosk.screen, ready: readyLit, shotsLeft: shots, now: now())
+    return OverlayContent(
+      mode: kiosk.mode, screen: kiosk.screen, ready: readyLit, shotsLeft: shots, now: now(), dropped: recorder?.dropped ?? 0,
+      off: capabilities.verdict.disabled.map(\.capability))
   }
 
   /// Adds a published still's size to the mean that "shots left" divides the free space by.
@@ -690,12 +698,16 @@ public final class KioskService {
     }
     let format = camera.format
     do {
-      recorder = try MovieRecorder(
+      let recorder = try MovieRecorder(
         roll: roll, width: format.width, height: format.height, frameRate: config.camera.frameRate,
-        quality: config.capture.jpegQuality,
-        sourceFormat: format.format.fourcc, tag: WallClock.uniqueID())
+        preset: config.movie.quality, sourceFormat: format.format.fourcc, passthrough: format.format == .mjpeg,
+        tag: WallClock.uniqueID())
+      self.recorder = recorder
       // The start on CLOCK_MONOTONIC, the clock of the frames: how much a crash lost can be told from the log.
-      log("movie recording \(format.format.fourcc) \(format.width)x\(format.height) from \(time)")
+      log(
+        "movie recording \(format.format.fourcc) \(format.width)x\(format.height) as \(recorder.width)x\(recorder.height), "
+          + "quality \(config.movie.quality.rawValue), from \(time)")
+      try? storageTimer?.arm(after: 1_000_000_000)
     } catch {
       handle(.movieFailed(reason: "\(error)", at: now()))
     }

@@ -4,6 +4,7 @@
 import CameraRoll
 import Dispatch
 import Imaging
+import JPEGCodec
 import KioskCore
 import LinuxIO
 import MediaFiles
@@ -45,9 +46,11 @@ public final class MovieRecorder: Sendable {
   /// only add to what a crash loses; a slower machine drops frames (counted) instead.
   public static let queueBound = 2 * max(1, System.coreCount) + 2
 
+  /// The recorded frame size: the camera's, or smaller by the preset.
   let width: Int
   let height: Int
   private let quality: Int
+  private let halvings: Int
   private let sourceFormat: String
   private let uniqueID: String
   private let roll: CameraRoll
@@ -76,14 +79,19 @@ public final class MovieRecorder: Sendable {
   private let state: Mutex<State>
 
   public init(
-    roll: CameraRoll, width: Int, height: Int, frameRate: Int, quality: Int, sourceFormat: String, tag: String
+    roll: CameraRoll, width: Int, height: Int, frameRate: Int, preset: MovieQuality, sourceFormat: String,
+    passthrough: Bool, tag: String
   ) throws(RollError) {
     self.roll = roll
     self.sourceFormat = sourceFormat
     uniqueID = tag
+    // The camera's own JPEG frames go in untouched: resizing them would mean decoding and encoding each one.
+    halvings = passthrough ? 0 : preset.halvings(width: width, height: height)
+    var (width, height) = (width, height)
+    for _ in 0..<halvings { (width, height) = ((width + 1) / 2, (height + 1) / 2) }
     self.width = width
     self.height = height
-    self.quality = quality
+    quality = preset.jpegQuality
     let recording = try roll.createRecording(tag: tag)
     folder = recording.folder
     name = recording.name
@@ -99,7 +107,9 @@ public final class MovieRecorder: Sendable {
     state = Mutex(State(file: recording, writer: writer))
   }
 
-  public var dropped: Int { state.withLock { $0.dropped } }
+  public var dropped: Int { state.withLock { $0.dropped + $0.failed } }
+  /// The write that failed (ENOSPC, EIO), once one has: the recording cannot go on.
+  public var writeFailure: String? { state.withLock { $0.writeError } }
   /// Frames taken and not yet written: the benchmark waits on it instead of dropping.
   public var pending: Int { state.withLock { $0.queued } }
 
@@ -116,9 +126,9 @@ public final class MovieRecorder: Sendable {
     }
     guard let index else { return }
     inFlight.enter()
-    let quality = quality
+    let (quality, halvings) = (quality, halvings)
     encoders.async { [self] in
-      let jpeg = Self.encode(frame, quality: quality)
+      let jpeg = Self.encode(frame, quality: quality, halvings: halvings)
       state.withLock { state in
         if let jpeg {
           state.ready[index] = (jpeg, timestamp, sequence)
@@ -132,15 +142,19 @@ public final class MovieRecorder: Sendable {
     }
   }
 
-  /// JPEG for one frame: YUYV and NV12 compressed from their planes; MJPEG as the camera made it.
-  static func encode(_ frame: StillFrame, quality: Int) -> [UInt8]? {
+  /// JPEG for one frame: YUYV and NV12 compressed from their planes, halved `halvings` times first; MJPEG as
+  /// the camera made it.
+  static func encode(_ frame: StillFrame, quality: Int, halvings: Int = 0) -> [UInt8]? {
     if frame.format == .mjpeg {
       var end = frame.bytes.count
       // Cameras pad MJPEG buffers with zeros after EOI; the movie keeps only the picture.
       while end > 2, frame.bytes[end - 1] == 0 { end -= 1 }
       return Array(frame.bytes[0..<end])
     }
-    return try? StillPipeline.encode(frame, quality: quality).jpeg
+    guard halvings > 0 else { return try? StillPipeline.encode(frame, quality: quality).jpeg }
+    guard var planes = try? StillPipeline.planes(of: frame).halved() else { return nil }
+    for _ in 1..<halvings { planes = planes.halved() }
+    return try? JPEGEncoder.encode(planes, quality: quality)
   }
 
   /// On the writer queue: appends every frame whose turn has come, writing and fsyncing each full fragment.

@@ -9,6 +9,10 @@ struct OverlayContent: Equatable {
   var ready: Bool
   var shotsLeft: Int?
   var now: Instant
+  /// Frames the recording in progress could not keep up with (the record says the same).
+  var dropped = 0
+  /// Optional capabilities that are missing, so people see why a feature is not there.
+  var off: [Capability] = []
 }
 
 /// The kiosk's words and marks, in the console font, sized for a display read from about 2 m.
@@ -95,6 +99,11 @@ struct Overlay {
         centreX: x - cell / 2, centreY: margin + cell / 2, radius: cell / 3, colour: Self.red,
         into: target.pixels, width: target.width, height: target.height, stride: target.stride)
       text(words, x: x, y: margin, scale: scale, background: Self.shade, on: target)
+      if content.dropped > 0 {
+        let note = "\(content.dropped) dropped"
+        text(note, x: (target.width - painter.size(of: note, scale: scale).width) / 2, y: margin + cell, scale: scale,
+          background: Self.shade, on: target)
+      }
     case .reviewingPhoto:
       let words = "Review"
       let size = painter.size(of: words, scale: scale)
@@ -102,6 +111,13 @@ struct Overlay {
         background: Self.shade, on: target)
     case .live, .browsing, .message:
       break
+    }
+    if !content.off.isEmpty {
+      // Small, bottom left: a note for whoever looks after the kiosk, not a message for its users.
+      let small = max(1, scale / 2)
+      let words = "Off: " + content.off.map(\.feature).joined(separator: ", ")
+      let y = target.height - margin - painter.font.glyphHeight * small
+      text(words, x: margin, y: y, scale: small, background: Self.shade, on: target)
     }
   }
 

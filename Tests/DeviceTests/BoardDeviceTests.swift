@@ -119,6 +119,14 @@ struct BoardDeviceTests {
     let off = "kioskcam: mode-button off (optional): mode button (line 'nonexistent' on gpiochip0 'kioskcam-gpio'): no such line"
     #expect(log.components(separatedBy: off).count == 2, "logged exactly once: \(log)")
     #expect(log.contains("kioskcam: media types: stills"))
+    // And on screen, bottom left in the font's own letters at half the label size (scale 1 on 1280x800).
+    var mismatches = ["no screendump yet"]
+    try Board.waitFor("the note of what is off") {
+      mismatches = OverlayText.mismatches(
+        in: try Board.screendump(), "Off: mode button", x: 25, y: 800 - 25 - 32, scale: 1, background: (0, 0, 0))
+      return mismatches.isEmpty
+    }
+    #expect(mismatches.isEmpty, "\(mismatches)")
     try Board.click("shutter")
     try Board.waitFor("IMG_0001.JPG") { try Board.logs("nomode").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
     #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])

@@ -5,10 +5,12 @@ import Testing
 /// serialized board suite: every test here holds the one camera.
 extension BoardDeviceTests {
   /// The board's configuration with movie mode allowed at the stream's own size and rate.
-  func movieConfig(_ name: String, maximum: Int = 600) throws -> (config: String, roll: String) {
+  func movieConfig(
+    _ name: String, maximum: Int = 600, quality: String = "high", edit: @escaping (String) -> String = { $0 }
+  ) throws -> (config: String, roll: String) {
     try Board.makeConfig(name: name) {
-      $0.replacingOccurrences(of: "optional = display, mode-button", with: "optional = display, mode-button, movie-camera")
-        + "[movie]\nsize = 640x360\nframe-rate = 25\nmaximum-duration-s = \(maximum)\n"
+      edit($0).replacingOccurrences(of: "optional = display, mode-button", with: "optional = display, mode-button, movie-camera")
+        + "[movie]\nsize = 640x360\nframe-rate = 25\nmaximum-duration-s = \(maximum)\nquality = \(quality)\n"
     }
   }
 
@@ -127,5 +129,55 @@ extension BoardDeviceTests {
     #expect(movie.seconds >= killedAfter - 1.0, "recovered \(movie.seconds) s of \(killedAfter) s recorded")
     let records = try String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)
     #expect(records.contains("\"recovered\":true"))
+  }
+
+  @Test func theLowPresetRecordsHalfTheCamerasSize() throws {
+    let (config, roll) = try movieConfig("movielow", quality: "low")
+    try startService("movielow", config: config)
+    defer { _ = try? Board.kill("movielow") }
+    _ = try startRecording("movielow")
+    #expect(try Board.logs("movielow").contains("movie recording YUYV 640x360 as 320x180, quality low"))
+    Thread.sleep(forTimeInterval: 2)
+    #expect(try Board.run("\(Board.binary) shutter").status == 0)
+    let file = "DCIM/100KIOSK/IMG_0001.MOV"
+    try Board.waitFor(file) { try loggedMovie("movielow", file) != nil }
+    let size = try Board.host([
+      "/usr/bin/ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name,width,height",
+      "-of", "csv=p=0", "\(roll)/\(file)",
+    ])
+    #expect(size.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg,320,180", "\(size.stdout)\(size.stderr)")
+    #expect(try probeMovie("\(roll)/\(file)").ffmpeg.isEmpty)
+  }
+
+  /// A 6 MiB file system with a 5 MiB reserve (vivid's bars compress to about 7 kB a frame): the recording
+  /// stops by itself at the reserve, with room left to finish the file, and "Storage full" on screen; the
+  /// movie plays and nothing is left hidden.
+  @Test func aRecordingIntoASmallFileSystemStopsCleanlyAtTheReserve() throws {
+    let mount = "/tmp/kioskcam-movie-small"
+    #expect(try Board.run("mkdir -p \(mount) && mount -t tmpfs -o size=6m kioskcam-movie-small \(mount) && mkdir \(mount)/roll").status == 0)
+    defer { _ = try? Board.run("umount \(mount)") }
+    let (config, _) = try movieConfig("moviesmall") {
+      $0.replacingOccurrences(of: "path = \(Board.share!)/moviesmall-roll", with: "path = \(mount)/roll")
+        .replacingOccurrences(of: "reserve-mb = 16", with: "reserve-mb = 5")
+    }
+    try startService("moviesmall", config: config)
+    defer { _ = try? Board.kill("moviesmall") }
+    _ = try startRecording("moviesmall")
+    let file = "DCIM/100KIOSK/IMG_0001.MOV"
+    try Board.waitFor("the recording to stop at the reserve", seconds: 240) { try loggedMovie("moviesmall", file) != nil }
+    let log = try Board.logs("moviesmall")
+    #expect(log.contains("movie stopped: storage full"), "\(log)")
+    #expect(log.contains("screen: Storage full"))
+    #expect(!log.contains("write failed"), "stopped before the disk filled: \(log)")
+    let listing = try Board.run("ls -A \(mount)/roll/DCIM/100KIOSK").stdout.split(separator: "\n").map(String.init)
+    #expect(listing == ["IMG_0001.MOV"], "published, nothing hidden: \(listing)")
+    // Checked in the guest: only it sees its tmpfs.
+    let probe = try Board.run(
+      "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=codec_name,nb_read_frames -of csv=p=0 "
+        + "\(mount)/roll/\(file) && ffmpeg -nostdin -v error -i \(mount)/roll/\(file) -f null -")
+    let logged = try #require(try loggedMovie("moviesmall", file))
+    #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg,\(logged.frames)", "\(probe.stdout)")
+    #expect(probe.stderr.isEmpty, "ffprobe/ffmpeg: \(probe.stderr)")
+    #expect(logged.frames > 10)
   }
 }

@@ -84,3 +84,37 @@ import Testing
     #expect(try JPEGDecoder.decodePlanes(jpeg).chromaHeight == 9, "4:2:0 kept")
   }
 }
+
+/// The movie presets' 2x2 downscale, sample by sample, on even and odd sizes.
+struct HalvingTests {
+  @Test func everySampleIsTheAverageOfItsTwoByTwo() {
+    // 4x2 luma 0..7, 4:2:2 chroma 2x2.
+    let planes = PlanarYCbCr(
+      width: 4, height: 2, chromaWidth: 2, chromaHeight: 2, luma: [0, 1, 2, 3, 4, 5, 6, 7], cb: [10, 20, 30, 40],
+      cr: [100, 100, 200, 200])
+    let half = planes.halved()
+    #expect((half.width, half.height, half.chromaWidth, half.chromaHeight) == (2, 1, 1, 1))
+    // (0+1+4+5)/4 = 2.5 rounds to 3; (2+3+6+7)/4 = 4.5 rounds to 5.
+    #expect(half.luma == [3, 5])
+    #expect(half.cb == [25])
+    #expect(half.cr == [150])
+  }
+
+  @Test func anOddEdgeCountsItsLastRowAndColumnTwice() {
+    let planes = PlanarYCbCr(
+      width: 3, height: 3, chromaWidth: 2, chromaHeight: 2, luma: [0, 0, 90, 0, 0, 90, 30, 30, 60],
+      cb: [128, 128, 128, 128], cr: [128, 128, 128, 128])
+    let half = planes.halved()
+    #expect((half.width, half.height, half.chromaWidth, half.chromaHeight) == (2, 2, 1, 1))
+    #expect(half.luma == [0, 90, 30, 60])
+  }
+
+  @Test func a422FrameStays422() {
+    let frame = PlanarYCbCr(
+      width: 640, height: 360, chromaWidth: 320, chromaHeight: 360, luma: .init(repeating: 50, count: 640 * 360),
+      cb: .init(repeating: 60, count: 320 * 360), cr: .init(repeating: 70, count: 320 * 360))
+    let half = frame.halved()
+    #expect((half.width, half.height, half.chromaWidth, half.chromaHeight) == (320, 180, 160, 180))
+    #expect(Set(half.luma) == [50] && Set(half.cb) == [60] && Set(half.cr) == [70])
+  }
+}

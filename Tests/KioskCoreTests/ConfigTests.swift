@@ -45,6 +45,7 @@ import Testing
       [movie]
       size = 1280x720
       frame-rate = 12
+      quality = Medium
       [roll]
       path = /srv/roll
       folder-suffix = BOOTH
@@ -71,6 +72,7 @@ import Testing
     #expect(config.display.missingMessage == .seconds(3))
     #expect(config.movie.size == Size(width: 1280, height: 720))
     #expect(config.movie.frameRate == 12)
+    #expect(config.movie.quality == .medium)
     #expect(config.roll.reserveMegabytes == 500)
     #expect(config.roll.mount == .label("KIOSKROLL"))
     #expect(config.capabilities.required == [.stillCamera, .display])
@@ -201,3 +203,19 @@ func readFile(_ path: String) throws -> [UInt8] {
 }
 
 private struct ReadFailure: Error { let path: String }
+
+/// The movie presets' frame sizes: halved until inside the bound, never upscaled, never reshaped.
+struct MovieQualityTests {
+  @Test(arguments: [
+    (MovieQuality.high, 3840, 2160, 0), (.medium, 1920, 1080, 1), (.medium, 1280, 720, 0), (.medium, 3840, 2160, 2),
+    (.low, 640, 360, 1), (.low, 480, 360, 0), (.low, 1920, 1080, 2), (.low, 320, 240, 0), (.medium, 1281, 720, 1),
+  ])
+  func framesAreHalvedUntilTheyFit(preset: MovieQuality, width: Int, height: Int, halvings: Int) {
+    #expect(preset.halvings(width: width, height: height) == halvings)
+  }
+
+  @Test func lowerPresetsCompressHarder() {
+    #expect(MovieQuality.high.jpegQuality > MovieQuality.medium.jpegQuality)
+    #expect(MovieQuality.medium.jpegQuality > MovieQuality.low.jpegQuality)
+  }
+}

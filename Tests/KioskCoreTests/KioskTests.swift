@@ -336,6 +336,7 @@ extension KioskTests {
     _ = click(&kiosk, .shutter, at: 1000)
     let failed = kiosk.handle(.movieFailed(reason: "EIO", at: ms(1500)))
     #expect(failed.contains(.light(.tally, false)))
+    #expect(failed.contains(.stopMovie(at: ms(1500))), "what was written is finished and published at once")
     #expect(failed.contains(.show(.message("Save failed"))))
     #expect(kiosk.nextDeadline == ms(4500), "only the message's timeout is left, not the movie's maximum")
     #expect(click(&kiosk, .shutter, at: 5000).contains(.startMovie(at: ms(5000))), "the next press starts a new one")

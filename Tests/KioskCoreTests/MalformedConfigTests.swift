@@ -79,6 +79,7 @@ private let noList = "expected capability names separated by commas, or none"
     // [movie]
     Malformed("[movie]\nsize = 640*360", (2, "movie.size: expected WIDTHxHEIGHT such as 640x360, got '640*360'")),
     Malformed("[movie]\nframe-rate = 500", (2, "movie.frame-rate: 500 is out of range 1...240")),
+    Malformed("[movie]\nquality = best", (2, "movie.quality: expected one of high, medium, low, got 'best'")),
     // [roll]
     Malformed("[roll]\npath = roll", (2, "roll.path: expected an absolute path, got 'roll'")),
     Malformed(
