@@ -180,4 +180,44 @@ extension BoardDeviceTests {
     #expect(probe.stderr.isEmpty, "ffprobe/ffmpeg: \(probe.stderr)")
     #expect(logged.frames > 10)
   }
+
+  /// No reserve, and the disk filled behind the service's back mid-recording: the failed write stops the
+  /// recording at once ("Save failed"), and what was written up to the last whole fragment is published and
+  /// plays.
+  @Test func aWriteFailureMidRecordingStopsItAtOnceAndKeepsWhatWasWritten() throws {
+    let mount = "/tmp/kioskcam-movie-enospc"
+    #expect(try Board.run("mkdir -p \(mount) && mount -t tmpfs -o size=8m kioskcam-movie-enospc \(mount) && mkdir \(mount)/roll").status == 0)
+    defer { _ = try? Board.run("umount \(mount)") }
+    let (config, _) = try movieConfig("movieenospc") {
+      $0.replacingOccurrences(of: "path = \(Board.share!)/movieenospc-roll", with: "path = \(mount)/roll")
+        .replacingOccurrences(of: "reserve-mb = 16", with: "reserve-mb = 0")
+    }
+    try startService("movieenospc", config: config)
+    defer { _ = try? Board.kill("movieenospc") }
+    _ = try startRecording("movieenospc")
+    try Board.waitFor("the first frame") { try Board.logs("movieenospc").contains("movie first frame") }
+    Thread.sleep(forTimeInterval: 2)
+    _ = try Board.run("dd if=/dev/zero of=\(mount)/filler bs=4k 2>/dev/null; true")
+    let file = "DCIM/100KIOSK/IMG_0001.MOV"
+    try Board.waitFor("the recording to stop by itself") { try loggedMovie("movieenospc", file) != nil }
+    let log = try Board.logs("movieenospc")
+    #expect(log.contains("movie failed: write failed"), "\(log)")
+    #expect(log.contains("screen: Save failed"))
+    #expect(log.contains("No space left on device"))
+    let listing = try Board.run("ls -A \(mount)/roll/DCIM/100KIOSK").stdout.split(separator: "\n").map(String.init)
+    #expect(listing == ["IMG_0001.MOV"], "published, nothing hidden: \(listing)")
+    let logged = try #require(try loggedMovie("movieenospc", file))
+    let probe = try Board.run(
+      "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=codec_name,nb_read_frames -of csv=p=0 "
+        + "\(mount)/roll/\(file) && ffmpeg -nostdin -v error -i \(mount)/roll/\(file) -f null -")
+    #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg,\(logged.frames)", "\(probe.stdout)")
+    #expect(probe.stderr.isEmpty, "ffprobe/ffmpeg: \(probe.stderr)")
+    #expect(logged.frames > 0)
+    // The next recording works once there is room again, under the next number.
+    _ = try Board.run("rm \(mount)/filler")
+    #expect(try Board.run("\(Board.binary) shutter").status == 0)
+    Thread.sleep(forTimeInterval: 1)
+    #expect(try Board.run("\(Board.binary) shutter").status == 0)
+    try Board.waitFor("IMG_0002.MOV") { try loggedMovie("movieenospc", "DCIM/100KIOSK/IMG_0002.MOV") != nil }
+  }
 }
