@@ -132,6 +132,29 @@ public final class CameraStream {
     try device.control("VIDIOC_QBUF", CV4L2_VIDIOC_QBUF(), &request)
   }
 
+  /// Streams for `window` of wall time and returns the timestamps of the frames that came, each buffer given
+  /// straight back: what the driver delivers, for a rate measured rather than advertised.
+  public func sampleTimestamps(for window: Duration) throws(CameraError) -> [Instant] {
+    if !streaming { try start() }
+    defer { stop() }
+    let clock = ContinuousClock()
+    let end = clock.now + window
+    var stamps: [Instant] = []
+    while clock.now < end {
+      let left = max(1, Int32((end - clock.now).nanosecondsClamped / 1_000_000))
+      var ready = pollfd(fd: device.raw, events: Int16(POLLIN), revents: 0)
+      guard poll(&ready, 1, left) > 0 else { continue }
+      if ready.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
+        throw CameraError(SystemCallError("poll", .noDevice), device: path)
+      }
+      while let buffer = try dequeue() {
+        stamps.append(buffer.info.timestamp)
+        try requeue(buffer)
+      }
+    }
+    return stamps
+  }
+
   /// The camera's exposure and gain as its controls report them now; nil for a control it does not have.
   /// Exposure is in 100 µs units (V4L2_CID_EXPOSURE_ABSOLUTE); gain is in the driver's own units (V4L2_CID_GAIN).
   public func exposureAndGain() -> (exposure100Microseconds: Int?, gain: Int?) {

@@ -586,7 +586,9 @@ public final class KioskService {
       try startCamera()
       guard camera != nil else { return }
       capabilityChanged(.pass(.stillCamera, "\(found): streaming again"))
-      if capabilities.gate.role(of: .movieCamera) != .unused { capabilityChanged(CapabilityProbe.movieCamera(config)) }
+      if capabilities.gate.role(of: .movieCamera) != .unused {
+        capabilityChanged(CapabilityProbe.movieCamera(config, measure: false))
+      }
       handle(.cameraBack(at: now()))
     } catch {
       camera = nil

@@ -10,7 +10,7 @@ extension BoardDeviceTests {
   ) throws -> (config: String, roll: String) {
     try Board.makeConfig(name: name) {
       edit($0).replacingOccurrences(of: "optional = display, mode-button", with: "optional = display, mode-button, movie-camera")
-        + "[movie]\nsize = 640x360\nframe-rate = 25\nmaximum-duration-s = \(maximum)\nquality = \(quality)\n"
+        + "[movie]\nsize = 640x360\nframe-rate = 15\nmaximum-duration-s = \(maximum)\nquality = \(quality)\n"
     }
   }
 
