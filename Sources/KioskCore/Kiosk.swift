@@ -47,6 +47,8 @@ public struct Kiosk: Sendable {
   /// Free space is below the reserve: stills and movies are refused before the disk fills, so the last
   /// pictures and the counter always have room.
   public private(set) var storageFull = false
+  /// The roll's storage is there (mounted, writable); without it nothing can be saved, and the screen says so.
+  public private(set) var rollAvailable = true
   public private(set) var refusedPresses = 0
   private(set) var activity = Activity.idle
   private var gestures: GestureEngine
@@ -145,6 +147,16 @@ public struct Kiosk: Sendable {
           actions += [.stopMovie(at: time), .log("movie stopped: storage full")]
         }
       }
+    case .roll(let present, let detail, let time):
+      if present != rollAvailable {
+        rollAvailable = present
+        actions += [.log(present ? "storage back: \(detail)" : "storage lost: \(detail)")]
+        // Nothing more can be written: what the recorder has written is finished while it still can be.
+        if !present, case .recording = activity {
+          activity = .idle
+          actions += [.stopMovie(at: time), .log("movie stopped: storage lost")]
+        }
+      }
     }
     return actions + refresh()
   }
@@ -188,6 +200,7 @@ public struct Kiosk: Sendable {
       return [.log("countdown cancelled")]
     case (.still, .idle):
       guard cameraAvailable else { return refuse("camera not available") }
+      guard rollAvailable else { return refuse("storage not available") }
       guard !storageFull else { return refuse("storage full") }
       guard available.contains(.still) else { return refuse("stills are not available (no camera roll)") }
       guard savesInFlight < Self.maximumSavesInFlight else {
@@ -203,6 +216,7 @@ public struct Kiosk: Sendable {
       return refuse("the previous press is still waiting for its frame")
     case (.movie, .idle):
       guard cameraAvailable else { return refuse("camera not available") }
+      guard rollAvailable else { return refuse("storage not available") }
       guard !storageFull else { return refuse("storage full") }
       activity = .recording(since: time, until: time + settings.movieMaximum)
       return [.startMovie(at: time)]
@@ -320,6 +334,8 @@ public struct Kiosk: Sendable {
     let newScreen: Screen
     if !cameraAvailable, mode != .review {
       newScreen = .message("Camera not available")
+    } else if !rollAvailable {
+      newScreen = .message("Storage not available")
     } else if storageFull, mode != .review, !isRecording {
       newScreen = .message("Storage full")
     } else if let message {
@@ -340,7 +356,7 @@ public struct Kiosk: Sendable {
     }
     let wanted: [Output: Bool] = [
       .tally: isRecording,
-      .ready: cameraAvailable && !storageFull && available.contains(mode) && mode != .review && activity == .idle
+      .ready: cameraAvailable && rollAvailable && !storageFull && available.contains(mode) && mode != .review && activity == .idle
         && savesInFlight < Self.maximumSavesInFlight,
     ]
     for output in [Output.tally, .ready] where lights[output] != wanted[output] {

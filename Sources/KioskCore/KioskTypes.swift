@@ -60,13 +60,15 @@ public enum Event: Sendable, Equatable {
   case cameraBack(at: Instant)
   /// Free space on the roll went below the configured reserve (`full`), or came back above it.
   case storage(full: Bool, detail: String, at: Instant)
+  /// The roll's storage went away (unmounted, pulled, read-only, its folder gone), or came back.
+  case roll(available: Bool, detail: String, at: Instant)
 
   /// When it happened, on CLOCK_MONOTONIC; a frame's is its capture time.
   public var time: Instant {
     switch self {
     case .edge(_, _, let at), .remote(_, let at), .stillSaved(_, let at), .saveFailed(_, let at),
       .movieSaved(_, let at), .movieFailed(_, let at), .available(_, let at), .cameraLost(_, let at),
-      .cameraBack(let at), .tick(let at), .storage(_, _, let at):
+      .cameraBack(let at), .tick(let at), .storage(_, _, let at), .roll(_, _, let at):
       at
     case .frame(let frame): frame.timestamp
     }

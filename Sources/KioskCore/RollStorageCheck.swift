@@ -37,7 +37,9 @@ public enum RollStorageCheck {
     }
   }
 
-  public static func evaluate(_ facts: RollStorageFacts, roll: Config.Roll) -> ProbeResult {
+  /// `spaceCounts: false` judges only whether the storage is there and usable: while running, low space is
+  /// "Storage full", a state of its own, not a lost roll.
+  public static func evaluate(_ facts: RollStorageFacts, roll: Config.Roll, spaceCounts: Bool = true) -> ProbeResult {
     let path = facts.path
     func fail(_ why: String) -> ProbeResult { .fail(.cameraRoll, "\(path): \(why)") }
     guard facts.isDirectory else { return fail("no such directory (storage not mounted, or the folder is missing)") }
@@ -63,6 +65,7 @@ public enum RollStorageCheck {
     }
 
     guard facts.writable else { return fail("not writable (\(place))") }
+    guard spaceCounts else { return .pass(.cameraRoll, "\(path): writable, \(place)") }
     let reserve = UInt64(roll.reserveMegabytes) * 1_048_576
     guard let available = facts.availableBytes else { return fail("free space unknown (statvfs failed)") }
     let free = "\(available / 1_048_576) MiB free, reserve \(roll.reserveMegabytes) MiB"

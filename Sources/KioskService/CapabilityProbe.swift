@@ -171,7 +171,7 @@ enum CapabilityProbe {
     }
   }
 
-  static func cameraRoll(_ config: Config) -> ProbeResult {
+  static func cameraRoll(_ config: Config, spaceCounts: Bool = true) -> ProbeResult {
     let path = config.roll.path
     let facts = RollStorageFacts(
       path: path, isDirectory: FileStatus.isDirectory(path), writable: FileStatus.isWritable(path),
@@ -179,7 +179,7 @@ enum CapabilityProbe {
       device: FileStatus.fileSystemDevice(path), parentDevice: FileStatus.fileSystemDevice(path + "/.."),
       rootDevice: FileStatus.fileSystemDevice("/"),
       expectedDevice: RollStorageCheck.expectedDevicePath(config.roll.mount).flatMap(FileStatus.blockDevice))
-    return RollStorageCheck.evaluate(facts, roll: config.roll)
+    return RollStorageCheck.evaluate(facts, roll: config.roll, spaceCounts: spaceCounts)
   }
 
   /// Every capability the configuration wants, probed without holding on to anything.

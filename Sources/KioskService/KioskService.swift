@@ -805,6 +805,10 @@ public final class KioskService {
   /// Tells the kiosk whether the roll is below its free-space reserve; the kiosk acts only on a change.
   private func checkStorage() {
     guard let roll else { return }
+    // Is the storage still there at all (a card pulled, an unmount, a remount read-only)? Then free space.
+    let place = CapabilityProbe.cameraRoll(config, spaceCounts: false)
+    perform(kiosk.handle(.roll(available: place.passed, detail: place.evidence, at: now())))
+    guard place.passed else { return }
     guard let available = roll.availableBytes else {
       perform(kiosk.handle(.storage(full: true, detail: "\(roll.root): cannot read the free space", at: now())))
       return

@@ -72,4 +72,17 @@ import Testing
       RollStorageCheck.evaluate(facts, roll: Self.roll(.any))
         == .fail(.cameraRoll, "/media/roll: no such directory (storage not mounted, or the folder is missing)"))
   }
+
+  @Test func whileRunningOnlyThePlaceCountsNotTheSpace() {
+    var facts = Self.mounted()
+    facts.availableBytes = 0
+    #expect(
+      RollStorageCheck.evaluate(facts, roll: Self.roll(.separate), spaceCounts: false)
+        == .pass(.cameraRoll, "/media/roll: writable, on its own file system"), "full is Storage full, not a lost roll")
+    facts.isDirectory = false
+    #expect(!RollStorageCheck.evaluate(facts, roll: Self.roll(.separate), spaceCounts: false).passed)
+    facts = Self.mounted()
+    facts.device = 1  // unmounted: the folder left behind on the root file system
+    #expect(!RollStorageCheck.evaluate(facts, roll: Self.roll(.separate), spaceCounts: false).passed)
+  }
 }
