@@ -6,6 +6,7 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/statvfs.h>
+#include <sys/inotify.h>
 
 #ifndef KIOSKCAM_CLINUXIO_RENAME
 #define KIOSKCAM_CLINUXIO_RENAME

@@ -72,6 +72,10 @@ public final class KioskService {
   private var ring = FrameRing(capacity: Kiosk.recentFrameCount)
   private var signals: SignalWatcher?
   private var retryTimer: LoopTimer?
+  /// Device nodes appearing in /dev: a camera that comes back is tried at once, not at the next retry.
+  private var deviceWatch: DirectoryWatch?
+  /// When a capture node appeared while the camera was lost: the log says how long the return took.
+  private var nodeAppeared: (name: String, at: Instant)?
   private var kioskTimer: LoopTimer?
   private var storageTimer: LoopTimer?
   private var counts = FrameCounts()
@@ -271,6 +275,9 @@ public final class KioskService {
         try loop.watch(display.descriptor) { [unowned self] _ in flipDone() }
       }
       retryTimer = try LoopTimer(loop: loop) { [unowned self] in retryCamera() }
+      deviceWatch = try DirectoryWatch(loop: loop, directories: ["/dev", "/dev/v4l/by-id"]) { [unowned self] in
+        deviceNodeAppeared(directory: $0, name: $1)
+      }
       // Space freed over SSH shows up on screen without a press; a press also checks first. A recording
       // fills the disk at up to a few MB a second, so while one runs the reserve is checked every second:
       // it must stop there with room left to finish the file, not at ENOSPC.
@@ -570,11 +577,27 @@ public final class KioskService {
     try? retryTimer?.arm(after: 2_000_000_000)
   }
 
+  private func deviceNodeAppeared(directory: String, name: String) {
+    guard camera == nil, directory != "/dev" || name.hasPrefix("video") else { return }
+    let path = "\(directory)/\(name)"
+    // Created and gone again (a camera that bounced on its connector) is not worth a try.
+    guard FileStatus.exists(path) else { return }
+    if nodeAppeared == nil {
+      nodeAppeared = (path, now())
+      log("\(path) appeared: trying the camera")
+    }
+    // A moment for the driver to finish registering and for udev to set the node's owner and mode; the 2 s
+    // retry stays as the fallback.
+    try? retryTimer?.arm(after: 100_000_000)
+  }
+
   /// Re-probes the camera; `auto` looks again at every capture device, since a camera may come back as another node.
   private func retryCamera() {
     var found = cameraPath
     if config.camera.device == "auto" {
-      guard let info = CapabilityProbe.stillCamera(config).camera else {
+      let (result, camera) = CapabilityProbe.stillCamera(config)
+      guard let info = camera else {
+        if nodeAppeared != nil { log("camera not back yet: \(result.evidence)") }
         try? retryTimer?.arm(after: 2_000_000_000)
         return
       }
@@ -589,9 +612,14 @@ public final class KioskService {
       if capabilities.gate.role(of: .movieCamera) != .unused {
         capabilityChanged(CapabilityProbe.movieCamera(config, measure: false))
       }
+      if let appeared = nodeAppeared {
+        log("camera streaming \((now() - appeared.at).nanosecondsClamped / 1_000_000) ms after \(appeared.name) appeared")
+      }
+      nodeAppeared = nil
       handle(.cameraBack(at: now()))
     } catch {
       camera = nil
+      if nodeAppeared != nil { log("camera not back yet: \(error)") }
       try? retryTimer?.arm(after: 2_000_000_000)
     }
   }

@@ -73,6 +73,12 @@ public enum FileStatus {
 
   public static func isWritable(_ path: String) -> Bool { access(path, W_OK) == 0 }
 
+  /// Whether the name exists now (a symbolic link counts when what it points to does).
+  public static func exists(_ path: String) -> Bool {
+    var info = stat()
+    return stat(path, &info) == 0
+  }
+
   /// Creates a directory if it is missing; an existing one is fine.
   public static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws(SystemCallError) {
     if mkdir(path, mode) == 0 || errno == EEXIST { return }
