@@ -147,7 +147,8 @@ public final class CameraStream {
       if ready.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
         throw CameraError(SystemCallError("poll", .noDevice), device: path)
       }
-      while let buffer = try dequeue() {
+      // One buffer per wake-up: asking again with none ready makes libv4l2 print an error for EAGAIN.
+      if let buffer = try dequeue() {
         stamps.append(buffer.info.timestamp)
         try requeue(buffer)
       }

@@ -76,11 +76,17 @@ public struct Config: Sendable, Equatable {
     /// Lamps on the buttons' chip, by offset or name; none = not fitted.
     public var tally: LineReference? = nil
     public var ready: LineReference? = nil
+    public var flash: LineReference? = nil
+    /// How long the flash lamp is lit before the frame that becomes the still: the exposure must happen in
+    /// its light, so a flash still is the first frame taken this long after the press, not the nearest one.
+    public var flashLead = Duration.milliseconds(100)
+    /// The flash lamp stays lit while a movie records, as a video light.
+    public var flashForMovies = false
     /// Lamps wired to light when the line is low.
     public var activeLow = false
 
     public var lines: [(Output, LineReference)] {
-      [(Output.tally, tally), (.ready, ready)].compactMap { output, line in line.map { (output, $0) } }
+      [(Output.tally, tally), (.ready, ready), (.flash, flash)].compactMap { output, line in line.map { (output, $0) } }
     }
   }
   public struct Capture: Sendable, Equatable {
@@ -250,6 +256,11 @@ extension Config {
     "outputs": [
       "tally": { config, value in setLine(&config.outputs.tally, value) },
       "ready": { config, value in setLine(&config.outputs.ready, value) },
+      "flash": { config, value in setLine(&config.outputs.flash, value) },
+      "flash-lead-ms": { config, value in
+        setDuration(&config.outputs.flashLead, value, unit: .milliseconds(1), in: 0...5000)
+      },
+      "flash-movies": { config, value in setBoolean(&config.outputs.flashForMovies, value) },
       "active-low": { config, value in setBoolean(&config.outputs.activeLow, value) },
     ],
     "movie": [

@@ -9,11 +9,18 @@ public struct KioskSettings: Sendable, Equatable {
   public var movieMaximum: Duration
   /// How long a transient message ("Save failed") stays before the live picture returns.
   public var messageTime: Duration
+  /// A flash lamp is fitted: lit this long before the still's frame (nil = none, zero shutter lag).
+  public var flashLead: Duration?
+  /// The flash lamp is also lit while a movie records.
+  public var flashForMovies: Bool
 
   public init(
     gestures: GestureTiming, countdown: Duration = .zero, review: Duration = .zero,
-    movieMaximum: Duration = .seconds(600), messageTime: Duration = .seconds(3)
+    movieMaximum: Duration = .seconds(600), messageTime: Duration = .seconds(3), flashLead: Duration? = nil,
+    flashForMovies: Bool = false
   ) {
+    self.flashLead = flashLead
+    self.flashForMovies = flashForMovies
     self.gestures = gestures
     self.countdown = countdown
     self.review = review
@@ -281,8 +288,18 @@ public struct Kiosk: Sendable {
   }
 
   /// Zero shutter lag: the frame taken nearest the press, which may be one from before it. Decided once a
-  /// frame from after the press has arrived, since only then is the nearest one known.
+  /// frame from after the press has arrived, since only then is the nearest one known. With a flash lamp, the
+  /// first frame taken once the lamp has been lit for its lead: one from before would have no flash in it.
   private mutating func capture(pressedAt press: Instant) -> [Action] {
+    if let lead = settings.flashLead {
+      guard let lit = recentFrames.first(where: { $0.timestamp >= press + lead }) else {
+        activity = .capturing(pressedAt: press)
+        return []
+      }
+      activity = .idle
+      savesInFlight += 1
+      return [.saveStill(lit, pressedAt: press)]
+    }
     guard let latest = recentFrames.last, latest.timestamp >= press else {
       activity = .capturing(pressedAt: press)
       return []
@@ -354,12 +371,15 @@ public struct Kiosk: Sendable {
       screen = newScreen
       actions.append(.show(newScreen))
     }
+    var capturing = false
+    if case .capturing = activity { capturing = true }
     let wanted: [Output: Bool] = [
+      .flash: settings.flashLead != nil && (capturing || (isRecording && settings.flashForMovies)),
       .tally: isRecording,
       .ready: cameraAvailable && rollAvailable && !storageFull && available.contains(mode) && mode != .review && activity == .idle
         && savesInFlight < Self.maximumSavesInFlight,
     ]
-    for output in [Output.tally, .ready] where lights[output] != wanted[output] {
+    for output in Output.allCases where lights[output] != wanted[output] {
       lights[output] = wanted[output]
       actions.append(.light(output, wanted[output]!))
     }

@@ -22,6 +22,8 @@ public enum Output: String, Sendable, CaseIterable {
   case tally
   /// On while the kiosk can take a picture.
   case ready
+  /// Lit from the press until the still's frame is taken; and while recording, if configured as a light.
+  case flash
 }
 
 /// What the screen shows, in the kiosk's terms; the display adapter turns it into pixels.

@@ -107,7 +107,9 @@ public final class KioskService {
     kiosk = Kiosk(
       settings: KioskSettings(
         gestures: config.buttons.timing, countdown: config.capture.countdown, review: config.capture.review,
-        movieMaximum: config.movie.maximumDuration))
+        movieMaximum: config.movie.maximumDuration,
+        flashLead: config.outputs.flash == nil ? nil : config.outputs.flashLead,
+        flashForMovies: config.outputs.flashForMovies))
     do {
       loop = try EventLoop()
       results = try Mailbox()
@@ -649,6 +651,8 @@ public final class KioskService {
       case .light(let output, let on):
         if output == .ready { readyLit = on }
         extras?.set(output, on)
+        // When the lamp lit, on the frames' clock: the still's log line says how long after it the frame was.
+        if output == .flash, extras != nil { log("flash \(on ? "lit" : "dark") at \(now())") }
       case .log(let message):
         log(message)
       }

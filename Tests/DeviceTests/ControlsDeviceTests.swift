@@ -158,4 +158,29 @@ extension BoardDeviceTests {
     try Board.waitFor("the movie counted in status") { try lamps.status()["moviesSaved"] as? Int == 1 }
     #expect(FileManager.default.fileExists(atPath: "\(roll)/\(file)"))
   }
+
+  /// The flash lamp (gpio-sim line 5) is lit from the press until the still's frame, and that frame is taken
+  /// in its light: at least the configured lead after the press, where a still without a flash is the frame
+  /// nearest the press. A long lead (3 s) lets the host see the lamp lit through sysfs.
+  @Test func aFlashStillIsTakenInTheLampsLight() throws {
+    let lamps = Controls()
+    let (config, roll) = try Board.makeConfig(name: "flash") {
+      $0.replacingOccurrences(of: "ready = ready\n", with: "ready = ready\nflash = flash\nflash-lead-ms = 3000\n")
+    }
+    try startService("flash", config: config)
+    defer { _ = try? Board.kill("flash") }
+    #expect(try lamps.lamp(5) == "0", "dark before the press")
+    try Board.click("shutter")
+    #expect(try lamps.lamp(5) == "1", "lit while the still waits for its frame")
+    let file = "DCIM/100KIOSK/IMG_0001.JPG"
+    try Board.waitFor(file) { try Board.logs("flash").contains("still \(file) ") }
+    try Board.waitFor("the lamp dark again") { try lamps.lamp(5) == "0" }
+    let log = try Board.logs("flash")
+    let lag = try #require(lags(in: log)[file])
+    #expect(lag >= 3000, "the frame is at least the lead after the press: \(lag) ms")
+    #expect(log.contains("kioskcam: flash lit at "), "\(log)")
+    let check = try Board.host(["/usr/bin/jpeginfo", "-c", "\(roll)/\(file)"])
+    #expect(check.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(check.stdout)")
+  }
 }
+

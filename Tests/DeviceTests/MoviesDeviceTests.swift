@@ -4,13 +4,16 @@ import Testing
 /// Movies on the board, from vivid's YUYV stream, checked on the host by ffprobe and ffmpeg. In the
 /// serialized board suite: every test here holds the one camera.
 extension BoardDeviceTests {
-  /// The board's configuration with movie mode allowed at the stream's own size and rate.
+  /// The board's configuration with movie mode allowed at the stream's own size. `movie-camera` measures the
+  /// rate vivid delivers; 10 fps wanted leaves room for the emulated guest's stalls on a loaded machine (at 15
+  /// wanted, 13.4 was measured under a load of 11 on two cores).
+
   func movieConfig(
     _ name: String, maximum: Int = 600, quality: String = "high", edit: @escaping (String) -> String = { $0 }
   ) throws -> (config: String, roll: String) {
     try Board.makeConfig(name: name) {
       edit($0).replacingOccurrences(of: "optional = display, mode-button", with: "optional = display, mode-button, movie-camera")
-        + "[movie]\nsize = 640x360\nframe-rate = 15\nmaximum-duration-s = \(maximum)\nquality = \(quality)\n"
+        + "[movie]\nsize = 640x360\nframe-rate = 10\nmaximum-duration-s = \(maximum)\nquality = \(quality)\n"
     }
   }
 

@@ -40,6 +40,10 @@ import Testing
       active-low = no
       bias = pull-down
       debounce-ms = 50
+      [outputs]
+      flash = 5
+      flash-lead-ms = 250
+      flash-movies = yes
       [capture]
       jpeg-quality = 75
       [movie]
@@ -73,6 +77,10 @@ import Testing
     #expect(config.movie.size == Size(width: 1280, height: 720))
     #expect(config.movie.frameRate == 12)
     #expect(config.movie.quality == .medium)
+    #expect(config.outputs.flash == .offset(5))
+    #expect(config.outputs.flashLead == .milliseconds(250))
+    #expect(config.outputs.flashForMovies)
+    #expect(config.outputs.lines.map(\.0) == [.flash])
     #expect(config.roll.reserveMegabytes == 500)
     #expect(config.roll.mount == .label("KIOSKROLL"))
     #expect(config.capabilities.required == [.stillCamera, .display])

@@ -372,5 +372,40 @@ extension KioskTests {
     _ = click(&kiosk, .shutter, at: 300)
     #expect(saves(kiosk.handle(.frame(frame(2, at: 310)))).count == 1)
   }
+
+  @Test func aFlashStillIsTheFirstFrameInTheLampsLightNotTheNearest() {
+    var kiosk = Kiosk(
+      settings: KioskSettings(gestures: Self.timing, flashLead: .milliseconds(150)))
+    _ = kiosk.handle(.frame(frame(1, at: 990)))
+    let press = kiosk.handle(.edge(.shutter, .pressed, at: ms(1000))) + kiosk.handle(.tick(ms(1005)))
+    #expect(press.contains(.light(.flash, true)), "lit at the press")
+    #expect(saves(kiosk.handle(.frame(frame(2, at: 1040)))).isEmpty, "nearest, but before the lamp's lead")
+    #expect(saves(kiosk.handle(.frame(frame(3, at: 1080)))).isEmpty)
+    _ = kiosk.handle(.edge(.shutter, .released, at: ms(1100)))
+    let taken = kiosk.handle(.frame(frame(5, at: 1160)))
+    #expect(saves(taken) == [.saveStill(frame(5, at: 1160), pressedAt: ms(1000))])
+    #expect(taken.contains(.light(.flash, false)), "dark once the frame is taken")
+  }
+
+  @Test func theFlashIsAVideoLightOnlyWhenConfigured() {
+    for forMovies in [false, true] {
+      var kiosk = Kiosk(
+        settings: KioskSettings(gestures: Self.timing, flashLead: .milliseconds(100), flashForMovies: forMovies))
+      _ = kiosk.handle(.available([.still, .movie], at: ms(0)))
+      _ = click(&kiosk, .mode, at: 0)
+      let start = click(&kiosk, .shutter, at: 1000)
+      #expect(start.contains(.startMovie(at: ms(1000))))
+      #expect(start.contains(.light(.flash, true)) == forMovies)
+      let stop = click(&kiosk, .shutter, at: 3000)
+      #expect(stop.contains(.light(.flash, false)) == forMovies)
+    }
+  }
+
+  @Test func withoutAFlashTheLampIsNeverLit() {
+    var kiosk = kiosk()
+    let actions = click(&kiosk, .shutter, at: 100) + kiosk.handle(.frame(frame(1, at: 110)))
+    #expect(!actions.contains(.light(.flash, true)))
+    #expect(saves(actions).count == 1)
+  }
 }
 
