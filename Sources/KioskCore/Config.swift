@@ -22,8 +22,11 @@ public enum Bias: String, Sendable, CaseIterable {
 /// The validated configuration of `/etc/kioskcam/kioskcam.conf`; every default here is the documented one.
 public struct Config: Sendable, Equatable {
   public struct Camera: Sendable, Equatable {
-    /// `auto` (the first capture device that streams) or a device path.
+    /// `auto` (the first capture device that streams) or a device path: the camera used at start.
     public var device = "auto"
+    /// Every camera the `camera` button cycles through, in order, when the configuration names more than
+    /// one (`device = /dev/video0, /dev/video2`); empty with a single camera.
+    public var cycle: [String] = []
     public var format = PixelFormat.yuyv
     public var size = Size(width: 640, height: 360)
     public var frameRate = 30
@@ -185,7 +188,18 @@ extension Config {
   /// For each section, each key's parser: it stores the value or returns what is wrong with it.
   static let schema: [String: [String: @Sendable (inout Config, String) -> String?]] = [
     "camera": [
-      "device": { config, value in setPath(&config.camera.device, value, keywords: ["auto"]) },
+      "device": { config, value in
+        let paths = value.split(separator: ",", omittingEmptySubsequences: false).map { part in
+          String(part.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+        }
+        guard paths.count > 1 else { return setPath(&config.camera.device, value, keywords: ["auto"]) }
+        guard paths.allSatisfy({ $0.hasPrefix("/") }), Set(paths).count == paths.count else {
+          return "expected auto, a path, or different paths separated by commas, got \(value.quotedForMessage)"
+        }
+        config.camera.device = paths[0]
+        config.camera.cycle = paths
+        return nil
+      },
       "format": { config, value in
         guard let format = PixelFormat(rawValue: value.lowercased()) else {
           return "expected one of \(PixelFormat.allCases.map(\.rawValue).joined(separator: ", ")), got \(value.quotedForMessage)"

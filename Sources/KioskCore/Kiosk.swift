@@ -13,12 +13,15 @@ public struct KioskSettings: Sendable, Equatable {
   public var flashLead: Duration?
   /// The flash lamp is also lit while a movie records.
   public var flashForMovies: Bool
+  /// How many cameras the `camera` button cycles through; with one, the button does nothing.
+  public var cameras: Int
 
   public init(
     gestures: GestureTiming, countdown: Duration = .zero, review: Duration = .zero,
     movieMaximum: Duration = .seconds(600), messageTime: Duration = .seconds(3), flashLead: Duration? = nil,
-    flashForMovies: Bool = false
+    flashForMovies: Bool = false, cameras: Int = 1
   ) {
+    self.cameras = cameras
     self.flashLead = flashLead
     self.flashForMovies = flashForMovies
     self.gestures = gestures
@@ -189,6 +192,8 @@ public struct Kiosk: Sendable {
     case .longPress(.mode, let time):
       // Home: whatever the kiosk was doing, a long press on mode is back to taking photos.
       return switchMode(to: .still, at: time)
+    case .down(.camera, _):
+      return nextCamera()
     case .down(let role, _) where role != .mode:
       if case .reviewingPhoto = activity { activity = .idle }  // any other button: "use photo"
       return []
@@ -271,6 +276,23 @@ public struct Kiosk: Sendable {
       if available.contains(candidate) { return candidate }
     }
     return current
+  }
+
+  /// A switch closes one stream and opens another: only between pictures, never under one being taken.
+  private mutating func nextCamera() -> [Action] {
+    guard settings.cameras > 1 else { return [.log("camera button: only one camera is configured")] }
+    guard mode != .review else { return [] }
+    switch activity {
+    case .idle:
+      return [.nextCamera]
+    case .reviewingPhoto:
+      activity = .idle  // like any other button: "use photo"; the switch waits for the next press
+      return []
+    case .recording:
+      return [.log("camera button: stop the movie first")]
+    case .countingDown, .capturing:
+      return [.log("camera button: a still is being taken")]
+    }
   }
 
   private mutating func refuse(_ reason: String) -> [Action] {

@@ -85,6 +85,8 @@ public enum Action: Sendable, Equatable {
   case discardStill(String)
   case startMovie(at: Instant)
   case stopMovie(at: Instant)
+  /// The `camera` button: stream from the next configured camera.
+  case nextCamera
   case show(Screen)
   case light(Output, Bool)
   case log(String)

@@ -109,7 +109,7 @@ public final class KioskService {
         gestures: config.buttons.timing, countdown: config.capture.countdown, review: config.capture.review,
         movieMaximum: config.movie.maximumDuration,
         flashLead: config.outputs.flash == nil ? nil : config.outputs.flashLead,
-        flashForMovies: config.outputs.flashForMovies))
+        flashForMovies: config.outputs.flashForMovies, cameras: max(1, config.camera.cycle.count)))
     do {
       loop = try EventLoop()
       results = try Mailbox()
@@ -571,12 +571,43 @@ public final class KioskService {
     loop.unwatch(lost.descriptor)
     camera = nil
     ring.removeAll()
+    noCamera(reason)
+  }
+
+  /// Tells the kiosk, the supervisor and the gate that there is no camera, and retries.
+  private func noCamera(_ reason: String) {
     handle(.cameraLost(reason: reason, at: now()))
     supervisor?.cameraUnavailable(reason)
     capabilityChanged(.fail(.stillCamera, reason))
     if capabilities.gate.role(of: .movieCamera) != .unused { capabilityChanged(.fail(.movieCamera, reason)) }
     // Every old descriptor must be closed before the device can be opened again (vivid, uvcvideo).
     try? retryTimer?.arm(after: 2_000_000_000)
+  }
+
+  /// The `camera` button: closes this stream and opens the next configured camera; one that cannot be opened
+  /// is skipped (logged), and if none can, the one before is opened again.
+  private func nextCamera() {
+    let cycle = config.camera.cycle
+    guard let current = cycle.firstIndex(of: cameraPath) ?? cycle.indices.first else { return }
+    if let camera { loop.unwatch(camera.descriptor) }
+    // The old stream's buffers and descriptor go before the next opens: two vivid instances would
+    // coexist, but a USB camera pair on one hub often cannot stream at once.
+    camera = nil
+    ring.removeAll()
+    for step in 1...cycle.count {
+      let path = cycle[(current + step) % cycle.count]
+      do {
+        camera = try Self.openCamera(path, config.camera)
+        cameraPath = path
+        log("camera switched to \(path)")
+        try startCamera()
+        return
+      } catch {
+        camera = nil
+        log("camera \(path) skipped: \(error)")
+      }
+    }
+    noCamera("no configured camera opens")
   }
 
   private func deviceNodeAppeared(directory: String, name: String) {
@@ -646,6 +677,8 @@ public final class KioskService {
         startMovie(at: time)
       case .stopMovie(let time):
         stopMovie(at: time)
+      case .nextCamera:
+        nextCamera()
       case .show(let screen):
         show(screen)
       case .light(let output, let on):

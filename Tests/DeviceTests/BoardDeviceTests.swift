@@ -76,11 +76,13 @@ struct BoardDeviceTests {
     let failed = report.capabilities.filter { !$0.passed }.map { "\($0.name) (\($0.role)): \($0.evidence)" }
     #expect(
       failed == [
-        "movie-camera (required): /dev/video0 (vivid): YUYV 1920x1080 at most 5 fps advertised, 25 fps wanted",
+        "movie-camera (required): /dev/video0 (vivid): YUYV 1920x1080 at most 5 fps advertised, 25 fps wanted; "
+          + "/dev/video1 (vivid): YUYV 1920x1080 at most 5 fps advertised, 25 fps wanted",
         "mode-button (optional): mode button (line 'nonexistent' on gpiochip0 'kioskcam-gpio'): no such line",
       ])
     #expect(report.missingRequired == [
-      "movie-camera (required): /dev/video0 (vivid): YUYV 1920x1080 at most 5 fps advertised, 25 fps wanted"
+      "movie-camera (required): /dev/video0 (vivid): YUYV 1920x1080 at most 5 fps advertised, 25 fps wanted; "
+          + "/dev/video1 (vivid): YUYV 1920x1080 at most 5 fps advertised, 25 fps wanted"
     ])
     #expect(report.mediaTypes == ["stills"])
   }
@@ -94,7 +96,8 @@ struct BoardDeviceTests {
     #expect(result.status == 69)
     #expect(
       result.stderr
-        == "kioskcam: movie-camera (required): /dev/video0 (vivid): YUYV 1920x1080 at most 5 fps advertised, 25 fps wanted\n")
+        == "kioskcam: movie-camera (required): /dev/video0 (vivid): YUYV 1920x1080 at most 5 fps advertised, 25 fps wanted; "
+        + "/dev/video1 (vivid): YUYV 1920x1080 at most 5 fps advertised, 25 fps wanted\n")
   }
 
   /// movie-camera is judged by the rate vivid delivers, not the one it advertises: at 10 fps it passes with
@@ -224,7 +227,8 @@ struct BoardDeviceTests {
   /// vivid's disconnect control, then the module removed and loaded again: the camera goes and comes back.
   @Test func aLostCameraIsAScreenStateAndComesBack() throws {
     let (config, roll) = try Board.makeConfig(name: "reprobe")
-    let reload = "modprobe vivid n_devs=1 node_types=0x1 vid_cap_nr=0 && v4l2-ctl -d /dev/video0 -c osd_text_mode=2"
+    let reload = "modprobe vivid n_devs=2 node_types=0x1,0x1 vid_cap_nr=0,1 && v4l2-ctl -d /dev/video0 -c osd_text_mode=2 "
+      + "&& v4l2-ctl -d /dev/video1 -c osd_text_mode=2"
     // Whatever happens here, the next test finds the camera the board booted with.
     defer { _ = try? Board.run("lsmod | grep -q '^vivid ' || (\(reload))") }
     try Board.spawn("reprobe", [Board.binary, "run", "--config", config])

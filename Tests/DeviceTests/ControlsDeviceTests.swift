@@ -1,4 +1,5 @@
 import Foundation
+import JPEGCodec
 import Testing
 
 extension BoardDeviceTests {
@@ -181,6 +182,38 @@ extension BoardDeviceTests {
     #expect(log.contains("kioskcam: flash lit at "), "\(log)")
     let check = try Board.host(["/usr/bin/jpeginfo", "-c", "\(roll)/\(file)"])
     #expect(check.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(check.stdout)")
+  }
+
+  /// Two cameras configured and the camera role on gpio-sim's line 2: each press switches the preview and the
+  /// stills to the other one (vivid's second instance shows solid red), and back.
+  @Test func theCameraButtonCyclesThroughTheConfiguredCameras() throws {
+    defer { _ = try? Board.run("v4l2-ctl -d /dev/video1 -c test_pattern=0") }
+    // 7 = "100% Red" in vivid's test pattern menu.
+    try #require(try Board.run("v4l2-ctl -d /dev/video1 -c test_pattern=7").status == 0)
+    let (config, roll) = try Board.makeConfig(name: "cameras") {
+      $0.replacingOccurrences(of: "device = auto\nformat", with: "device = /dev/video0, /dev/video1\nformat")
+        .replacingOccurrences(of: "cancel = cancel", with: "cancel = none\ncamera = cancel")
+    }
+    try startService("cameras", config: config)
+    defer { _ = try? Board.kill("cameras") }
+    func red(_ pixel: (Int, Int, Int)) -> Bool { pixel.0 > 200 && pixel.1 < 40 && pixel.2 < 40 }
+    try Board.waitFor("colour bars from video0") {
+      VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty
+    }
+    try Board.click("cancel")
+    try Board.waitFor("switched to video1") { try Board.logs("cameras").contains("camera switched to /dev/video1") }
+    try Board.waitFor("red from video1") { red(try Board.screendump().pixel(640, 400)) }
+    try press("cameras", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
+    let still = try JPEGDecoder.decodeRGB([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"))))
+    let centre = still.pixel(x: still.width / 2, y: still.height / 2)
+    #expect(red((Int(centre.r), Int(centre.g), Int(centre.b))), "the still is from video1: \(centre)")
+
+    try Board.click("cancel")
+    try Board.waitFor("back to video0") { try Board.logs("cameras").contains("camera switched to /dev/video0") }
+    try Board.waitFor("colour bars again") {
+      VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty
+    }
+    try press("cameras", expecting: "DCIM/100KIOSK/IMG_0002.JPG")
   }
 }
 

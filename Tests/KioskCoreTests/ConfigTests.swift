@@ -227,3 +227,13 @@ struct MovieQualityTests {
     #expect(MovieQuality.medium.jpegQuality > MovieQuality.low.jpegQuality)
   }
 }
+
+struct CameraCycleTests {
+  @Test func severalPathsAreTheCycleAndTheFirstIsUsedAtStart() throws {
+    let config = try Config.parse(Array("[camera]\ndevice = /dev/video0, /dev/v4l/by-id/usb-cam-video-index0\n".utf8), file: "k.conf").get()
+    #expect(config.camera.device == "/dev/video0")
+    #expect(config.camera.cycle == ["/dev/video0", "/dev/v4l/by-id/usb-cam-video-index0"])
+    #expect(try Config.parse(Array("[camera]\ndevice = /dev/video0\n".utf8), file: "k.conf").get().camera.cycle == [])
+  }
+}
+

@@ -407,5 +407,21 @@ extension KioskTests {
     #expect(!actions.contains(.light(.flash, true)))
     #expect(saves(actions).count == 1)
   }
+
+  @Test func theCameraButtonCyclesOnlyBetweenPictures() {
+    var kiosk = Kiosk(settings: KioskSettings(gestures: Self.timing, movieMaximum: .seconds(10), cameras: 2))
+    _ = kiosk.handle(.available([.still, .movie], at: ms(0)))
+    #expect(click(&kiosk, .camera, at: 100).contains(.nextCamera))
+    _ = click(&kiosk, .mode, at: 1000)
+    _ = click(&kiosk, .shutter, at: 2000)
+    let whileRecording = click(&kiosk, .camera, at: 3000)
+    #expect(!whileRecording.contains(.nextCamera))
+    #expect(whileRecording.contains(.log("camera button: stop the movie first")))
+    _ = click(&kiosk, .shutter, at: 4000)
+    #expect(click(&kiosk, .camera, at: 5000).contains(.nextCamera))
+
+    var single = Kiosk(settings: KioskSettings(gestures: Self.timing))
+    #expect(!click(&single, .camera, at: 100).contains(.nextCamera), "one camera: nothing to switch to")
+  }
 }
 

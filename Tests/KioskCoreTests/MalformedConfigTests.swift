@@ -72,6 +72,12 @@ private let noList = "expected capability names separated by commas, or none"
     Malformed(
       "[buttons]\nbias = up", (2, "buttons.bias: expected one of as-is, disabled, pull-up, pull-down, got 'up'")),
     Malformed("[buttons]\ndebounce-ms = 1001", (2, "buttons.debounce-ms: 1001 is out of range 0...1000")),
+    Malformed(
+      "[camera]\ndevice = /dev/video0, auto",
+      (2, "camera.device: expected auto, a path, or different paths separated by commas, got '/dev/video0, auto'")),
+    Malformed(
+      "[camera]\ndevice = /dev/video0,/dev/video0",
+      (2, "camera.device: expected auto, a path, or different paths separated by commas, got '/dev/video0,/dev/video0'")),
     // [capture]
     Malformed("[capture]\njpeg-quality = 0", (2, "capture.jpeg-quality: 0 is out of range 1...100")),
     Malformed("[capture]\njpeg-quality = 101", (2, "capture.jpeg-quality: 101 is out of range 1...100")),

@@ -45,9 +45,10 @@ if ! grep -q ' /sys/kernel/config ' /proc/mounts; then
 fi
 
 # --- camera: vivid ----------------------------------------------------------
-# One instance, only the video capture node, and it is /dev/video0. Inputs are
+# Two instances, each only a video capture node: /dev/video0 (the camera every
+# test uses) and /dev/video1 (a second camera for the camera button). Inputs are
 # vivid's defaults (webcam, TV, S-Video, HDMI).
-modprobe vivid n_devs=1 node_types=0x1 vid_cap_nr=0 || fail "modprobe vivid failed"
+modprobe vivid n_devs=2 node_types=0x1,0x1 vid_cap_nr=0,1 || fail "modprobe vivid failed"
 
 # --- buttons: gpio-sim --------------------------------------------------------
 insmod "$module" || fail "insmod $module failed"
@@ -75,14 +76,15 @@ log "gpio-sim $dev_name: $chip label $(cat "$cfg/bank0/label")"
 modprobe bochs || fail "modprobe bochs failed"
 
 n=0
-while [ ! -e /dev/video0 ] || [ ! -e /dev/dri/card0 ] || [ ! -e "/dev/$chip" ]; do
+while [ ! -e /dev/video0 ] || [ ! -e /dev/video1 ] || [ ! -e /dev/dri/card0 ] || [ ! -e "/dev/$chip" ]; do
     n=$((n + 1))
-    [ "$n" -lt 100 ] || fail "device nodes did not appear (video0, dri/card0, $chip)"
+    [ "$n" -lt 100 ] || fail "device nodes did not appear (video0, video1, dri/card0, $chip)"
     sleep 0.1
 done
 
 # A stable picture: no OSD text (it carries a changing time stamp and counters).
 v4l2-ctl -d /dev/video0 -c osd_text_mode=2 || fail "cannot turn vivid's OSD off"
+v4l2-ctl -d /dev/video1 -c osd_text_mode=2 || fail "cannot turn vivid's OSD off on video1"
 
-log "devices ready: /dev/video0 /dev/dri/card0 /dev/$chip"
+log "devices ready: /dev/video0 /dev/video1 /dev/dri/card0 /dev/$chip"
 exec /usr/bin/python3 "$here/guest-agent.py" "$share" "$cfg"
