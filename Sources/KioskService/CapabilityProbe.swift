@@ -19,8 +19,9 @@ enum CapabilityProbe {
 
   /// The camera for movies: `[movie] size` at `[movie] frame-rate`, as the driver advertises it.
   ///
-  /// Advertised is not enough: a camera that passes on paper then streams at `[movie] size` and
-  /// `[movie] frame-rate` for `measureWindow`, and its buffers' timestamps must show the rate (within
+  /// Advertised is not enough: a camera that passes on paper then streams at `[movie] size` for
+  /// `measureWindow`, asked for `[camera] frame-rate` (the rate the service streams at, which movies are
+  /// recorded from), and its buffers' timestamps must show `[movie] frame-rate` (within
   /// `MeasuredRate.tolerance`). `measure: false` is for a camera the service already streams from (a re-probe
   /// after the camera came back), which cannot be opened a second time.
   static func movieCamera(_ config: Config, measure: Bool = true) -> ProbeResult {
@@ -36,7 +37,7 @@ enum CapabilityProbe {
     let name = "\(info.path) (\(info.driver)): \(config.camera.format.fourcc) \(config.movie.size)"
     do {
       let stream = try CameraStream(
-        path: info.path, format: config.camera.format, size: config.movie.size, frameRate: wanted)
+        path: info.path, format: config.camera.format, size: config.movie.size, frameRate: config.camera.frameRate)
       guard stream.format.width == config.movie.size.width, stream.format.height == config.movie.size.height else {
         return .fail(.movieCamera, "\(name) asked, \(stream.format.width)x\(stream.format.height) granted")
       }

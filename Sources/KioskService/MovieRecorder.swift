@@ -95,7 +95,9 @@ public final class MovieRecorder: Sendable {
     let recording = try roll.createRecording(tag: tag)
     folder = recording.folder
     name = recording.name
-    var writer = MovieWriter(width: width, height: height, fragmentLimit: Self.fragmentLimit, frameRate: frameRate)
+    var writer = MovieWriter(
+      width: width, height: height, fragmentLimit: Self.fragmentLimit, frameRate: frameRate,
+      created: UInt32(clamping: WallClock.unixSeconds() + MovieWriter.epochOffset))
     let header = writer.start()
     do {
       try recording.file.writeAll(header)
@@ -304,7 +306,10 @@ public final class MovieRecorder: Sendable {
             MovieSummary(
               item: item, frames: writer.samplesWritten, dropped: 0,
               seconds: Double(MovieWriter.nanoseconds(writer.ticksWritten)) / 1e9, recovered: true, writeError: nil,
-              roll: roll, bytes: bytes, width: writer.width, height: writer.height, captured: "", sourceFormat: "",
+              roll: roll, bytes: bytes, width: writer.width, height: writer.height,
+              captured: writer.created == 0
+                ? "" : WallClock.dateTime(unixNanoseconds: (Int64(writer.created) - MovieWriter.epochOffset) * 1_000_000_000).isoText,
+              sourceFormat: "",
               firstSequence: 0, uniqueID: String(name.dropFirst(CameraRoll.recordingPrefix.count).prefix { $0 != "." }))))
       } catch {
         results.append(.failure(error))

@@ -15,7 +15,18 @@ enum WallClock {
     clock_gettime(CLOCK_MONOTONIC, &monotonic)
     let nowMonotonic = Int64(monotonic.tv_sec) * 1_000_000_000 + Int64(monotonic.tv_nsec)
     let nowReal = Int64(realtime.tv_sec) * 1_000_000_000 + Int64(realtime.tv_nsec)
-    let then = nowReal - (nowMonotonic - instant.nanoseconds)
+    return dateTime(unixNanoseconds: nowReal - (nowMonotonic - instant.nanoseconds))
+  }
+
+  /// Seconds since 1970 UTC, now.
+  static func unixSeconds() -> Int64 {
+    var realtime = timespec()
+    clock_gettime(CLOCK_REALTIME, &realtime)
+    return Int64(realtime.tv_sec)
+  }
+
+  /// The local date and time of a moment given on the real-time clock.
+  static func dateTime(unixNanoseconds then: Int64) -> ExifDateTime {
     var seconds = time_t(then / 1_000_000_000)
     var local = tm()
     localtime_r(&seconds, &local)

@@ -28,6 +28,12 @@ public struct MovieWriter: Sendable {
   /// tick, where a camera delivering in bursts (vivid under emulation: 16 ms, then 245 ms) once made it
   /// guess 29.97 fps and put two frames on one tick ("non monotonically increasing dts").
   public let grid: UInt64
+  /// When the recording started, in QuickTime's seconds since 1904-01-01 UTC (0 = unknown): the movie's
+  /// creation date for players and exiftool, and, read back from the header, a recovered movie's date.
+  public private(set) var created: UInt32
+
+  /// Seconds between QuickTime's epoch (1904) and Unix's (1970).
+  public static let epochOffset: Int64 = 2_082_844_800
 
   struct Fragment: Sendable, Equatable {
     var moofOffset: UInt64
@@ -49,7 +55,10 @@ public struct MovieWriter: Sendable {
   /// Decode time of the first sample of the next fragment.
   private var decodeTime: UInt64 = 0
 
-  public init(width: Int, height: Int, fragmentLimit: Int64 = 1_000_000_000, frameRate: Int? = nil) {
+  public init(
+    width: Int, height: Int, fragmentLimit: Int64 = 1_000_000_000, frameRate: Int? = nil, created: UInt32 = 0
+  ) {
+    self.created = created
     self.width = width
     self.height = height
     self.fragmentLimit = fragmentLimit
@@ -201,8 +210,8 @@ public struct MovieWriter: Sendable {
     let movieTicks = UInt32(clamping: mediaTicks * UInt64(Self.movieTimescale) / UInt64(Self.timescale))
     out.box("moov") { moov in
       moov.fullBox("mvhd") { mvhd in
-        mvhd.u32(0)  // creation time: the record has the wall clock; the writer has none
-        mvhd.u32(0)
+        mvhd.u32(created)  // creation and modification time
+        mvhd.u32(created)
         mvhd.u32(Self.movieTimescale)
         mvhd.u32(movieTicks)
         mvhd.u32(0x0001_0000)  // rate 1.0
@@ -214,8 +223,8 @@ public struct MovieWriter: Sendable {
       }
       moov.box("trak") { trak in
         trak.fullBox("tkhd", flags: 0x3) { tkhd in  // enabled, in movie
-          tkhd.u32(0)
-          tkhd.u32(0)
+          tkhd.u32(created)
+          tkhd.u32(created)
           tkhd.u32(1)  // track ID
           tkhd.u32(0)
           tkhd.u32(movieTicks)
@@ -230,8 +239,8 @@ public struct MovieWriter: Sendable {
         }
         trak.box("mdia") { mdia in
           mdia.fullBox("mdhd") { mdhd in
-            mdhd.u32(0)
-            mdhd.u32(0)
+            mdhd.u32(created)
+            mdhd.u32(created)
             mdhd.u32(Self.timescale)
             mdhd.u32(UInt32(clamping: mediaTicks))
             mdhd.u16(0x55C4)  // language "und"
@@ -369,7 +378,7 @@ extension MovieWriter {
     else { return nil }
     let movieBytes = read(ftyp.size, Int(movie.size))
     guard let size = dimensions(movieBytes) else { return nil }
-    var writer = MovieWriter(width: size.width, height: size.height)
+    var writer = MovieWriter(width: size.width, height: size.height, created: creationTime(movieBytes) ?? 0)
     writer.headerOffset = ftyp.size
     var offset = ftyp.size + movie.size
     writer.length = offset
@@ -384,6 +393,15 @@ extension MovieWriter {
     }
     writer.decodeTime = writer.ticksWritten
     return writer
+  }
+
+  /// The creation time in the movie header of a moov (or of a moov retyped free).
+  static func creationTime(_ movie: [UInt8]) -> UInt32? {
+    for mvhd in BoxReader.children(of: movie, in: 8..<movie.count) where mvhd.type == "mvhd" {
+      var reader = BoxReader(movie, at: mvhd.content.lowerBound + 4)  // after version and flags
+      return reader.u32()
+    }
+    return nil
   }
 
   /// Width and height from the track header of a moov (or of a moov retyped free).

@@ -101,7 +101,8 @@ struct BoardDeviceTests {
   }
 
   /// movie-camera is judged by the rate vivid delivers, not the one it advertises: at 10 fps it passes with
-  /// the measured rate as evidence; with 60% of its buffers dropped it advertises the same and fails.
+  /// the measured rate as evidence; with 80% of its buffers dropped it advertises the same and fails (asked
+  /// for the camera's 30 fps, under emulation it delivers 20-27).
   @Test func theMovieCameraRateIsMeasuredNotTakenFromTheDriver() throws {
     let (config, _) = try Board.makeConfig(name: "movierate") {
       $0.replacingOccurrences(of: "required = still-camera, shutter-button, camera-roll", with: "required = still-camera, shutter-button, camera-roll, movie-camera")
@@ -116,7 +117,7 @@ struct BoardDeviceTests {
     #expect(movie.evidence.contains(" fps measured over ") && movie.evidence.hasSuffix(", 10 fps wanted"), "\(movie.evidence)")
 
     defer { _ = try? Board.run("v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=0") }
-    #expect(try Board.run("v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=60").status == 0)
+    #expect(try Board.run("v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=80").status == 0)
     let refused = try Board.run("\(Board.binary) run --config \(config)")
     #expect(refused.status == 69, "\(refused.stderr)")
     let line = refused.stderr.split(separator: "\n").first { $0.contains("movie-camera (required)") }.map(String.init) ?? refused.stderr

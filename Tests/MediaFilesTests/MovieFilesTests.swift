@@ -212,6 +212,29 @@ import Testing
     #expect(recovered.finish().tail == finish.tail)
   }
 
+  /// The recording's start is in the movie header: exiftool reads it as the creation date of the finished
+  /// movie, and a recovered one gets it back from the header a crash left.
+  @Test func theCreationDateIsWrittenAndRecovered() throws {
+    // 2026-11-29 12:00:00 UTC in QuickTime's seconds since 1904.
+    let created = UInt32(1_795_953_600 + MovieWriter.epochOffset)
+    var writer = MovieWriter(width: Self.width, height: Self.height, fragmentLimit: 500_000_000, created: created)
+    var file = writer.start()
+    for frame in try Self.frames(30) {
+      if let piece = writer.append(frame.jpeg, timestamp: frame.timestamp) { file += piece }
+    }
+    let recovered = try #require(
+      MovieWriter.recover(length: UInt64(file.count)) { offset, count in
+        Array(file[Int(offset)..<min(file.count, Int(offset) + count)])
+      })
+    #expect(recovered.created == created)
+    if let piece = writer.flush(end: nil) { file += piece }
+    let path = try Self.temporary(Self.finished(writer, file))
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    // QuickTime dates are UTC; without -api QuickTimeUTC exiftool prints them as stored.
+    let exif = try peer(["/usr/bin/exiftool", "-s3", "-CreateDate", "-TrackCreateDate", "-MediaCreateDate", path])
+    #expect(exif.stdout == "2026:11:29 12:00:00\n2026:11:29 12:00:00\n2026:11:29 12:00:00\n", "\(exif.stdout)\(exif.stderr)")
+  }
+
   @Test func aFileWithoutItsHeaderHasNothingToRecover() {
     let (_, file) = Self.record([])
     #expect(MovieWriter.recover(length: 20) { offset, count in Array(file[Int(offset)..<min(20, Int(offset) + count)]) } == nil)
