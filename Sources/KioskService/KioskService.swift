@@ -12,6 +12,7 @@ import JPEGCodec
 import KioskCore
 import LinuxIO
 import MediaFiles
+import Scaling
 
 /// Results that come back to the loop from the still writer.
 enum WorkerResult: Sendable {
@@ -50,7 +51,7 @@ public final class KioskService {
   private var kiosk: Kiosk
   private var camera: CameraStream?
   private var display: KMSDisplay?
-  private var scaler: PreviewScaler?
+  private var scaler: LibYUVPreview?
   /// Nil when the font could not be read: messages are then plain colour, and the log says why once.
   private let overlay: Overlay?
   /// The ready lamp's state as the kiosk decides it, lamp wired or not: the overlay's ready cue.
@@ -59,9 +60,9 @@ public final class KioskService {
   private var spareBytes: UInt64?
   private var stillSizes = (count: 0, bytes: 0)
   /// The last still as decoded from its file, with the scaler that fits it: shown while its review lasts.
-  private var review: (name: String, picture: XRGBImage, scaler: PreviewScaler)?
+  private var review: (name: String, picture: XRGBImage, scaler: LibYUVPreview)?
   /// MJPEG frames decode to a size that only changes with the camera's format: the scaler is kept for it.
-  private var decodedScaler: PreviewScaler?
+  private var decodedScaler: LibYUVPreview?
   /// The shutter and mode lines, each requested on its own so that a missing optional one leaves the others.
   private let buttons: [ButtonLines]
   /// The optional roles (cancel, camera, zoom) and the lamps, best effort.
@@ -366,7 +367,7 @@ public final class KioskService {
       let orientation = PreviewOrientation(rotation: config.display.rotation, mirror: config.display.mirror)
       // A quarter turn fits the picture's height across the panel.
       let (fitWidth, fitHeight) = orientation.swapsAxes ? (format.height, format.width) : (format.width, format.height)
-      scaler = PreviewScaler(
+      scaler = LibYUVPreview(
         sourceWidth: format.width, sourceHeight: format.height,
         target: .aspectFit(sourceWidth: fitWidth, sourceHeight: fitHeight, into: display.width, display.height),
         orientation: orientation)
@@ -485,7 +486,7 @@ public final class KioskService {
         return
       }
       if decodedScaler?.sourceWidth != picture.width || decodedScaler?.sourceHeight != picture.height {
-        decodedScaler = PreviewScaler(
+        decodedScaler = LibYUVPreview(
           sourceWidth: picture.width, sourceHeight: picture.height, target: scaler.target,
           orientation: scaler.orientation)
       }
@@ -510,7 +511,7 @@ public final class KioskService {
   }
 
   /// A decoded picture (the review, an MJPEG frame) fitted like the preview, with the overlay on top.
-  private func present(_ picture: XRGBImage, with scaler: PreviewScaler, on display: KMSDisplay) {
+  private func present(_ picture: XRGBImage, with scaler: LibYUVPreview, on display: KMSDisplay) {
     do {
       try display.present { target in
         scaler.clearBorders(target.pixels, width: target.width, height: target.height, destinationStride: target.stride)
@@ -777,7 +778,7 @@ public final class KioskService {
       review = (
         name,
         picture,
-        PreviewScaler(
+        LibYUVPreview(
           sourceWidth: picture.width, sourceHeight: picture.height, target: scaler.target, orientation: orientation)
       )
       return
