@@ -98,6 +98,8 @@ public struct Kiosk: Sendable {
       actions += switchMode(to: wanted, at: time)
     case .remote(.status, _):
       break
+    case .remote(.zoom(let change), _):
+      actions.append(.zoom(change))
     case .tick(let now):
       actions += timeout(now)
     case .frame(let frame):
@@ -166,6 +168,10 @@ public struct Kiosk: Sendable {
     case .longPress(.mode, let time):
       // Home: whatever the kiosk was doing, a long press on mode is back to taking photos.
       return switchMode(to: .still, at: time)
+    case .down(.zoomIn, _):
+      return [.zoom(.zoomIn)]
+    case .down(.zoomOut, _):
+      return [.zoom(.zoomOut)]
     case .down(let role, _) where role != .mode:
       if case .reviewingPhoto = activity { activity = .idle }  // any other button: "use photo"
       return []

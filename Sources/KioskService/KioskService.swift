@@ -86,6 +86,8 @@ public final class KioskService {
   private var supervisor: Supervisor?
   /// The movie being recorded, between the kiosk's startMovie and stopMovie.
   private var recorder: MovieRecorder?
+  /// The digital zoom the zoom buttons and `kioskcam zoom` step (see KioskService+Zoom.swift).
+  private var zoom: Zoom
 
   /// Counters for `kioskcam status`, since the service started.
   struct Statistics {
@@ -101,6 +103,7 @@ public final class KioskService {
   /// Probes and opens what the configuration wants; a missing required capability stops it here, one line each.
   public init(config: Config) throws(ServiceError) {
     self.config = config
+    zoom = Zoom(maximum: config.capture.zoomMaximum, step: config.capture.zoomStep)
     kiosk = Kiosk(
       settings: KioskSettings(
         gestures: config.buttons.timing, countdown: config.capture.countdown, review: config.capture.review,
@@ -362,20 +365,65 @@ public final class KioskService {
     let format = camera.format
     log("camera \(camera.path) \(format.format.fourcc) \(format.width)x\(format.height) streaming")
     counts.lastSequence = nil
-    decodedScaler = nil
-    if let display {
-      let orientation = PreviewOrientation(rotation: config.display.rotation, mirror: config.display.mirror)
-      // A quarter turn fits the picture's height across the panel.
-      let (fitWidth, fitHeight) = orientation.swapsAxes ? (format.height, format.width) : (format.width, format.height)
-      scaler = LibYUVPreview(
-        sourceWidth: format.width, sourceHeight: format.height,
-        target: .aspectFit(sourceWidth: fitWidth, sourceHeight: fitHeight, into: display.width, display.height),
-        orientation: orientation)
-    }
+    fitPreview()
     // POLLPRI and errors arrive too: a disconnect shows up as POLLERR|POLLHUP on the capture node.
     try loop.watch(camera.descriptor, for: [.readable, .priority]) { [unowned self] readiness in
       cameraReady(readiness)
     }
+  }
+
+  // MARK: Preview geometry and digital zoom
+
+  /// The preview's scaler for the camera's format, the display, its turn and mirror, and the zoom's crop.
+  private func fitPreview() {
+    guard let display, let camera else { return }
+    let format = camera.format
+    decodedScaler = nil
+    let orientation = PreviewOrientation(rotation: config.display.rotation, mirror: config.display.mirror)
+    let crop = zoom.crop(width: format.width, height: format.height)
+    // A quarter turn fits the picture's height across the panel.
+    let (fitWidth, fitHeight) = orientation.swapsAxes ? (crop.height, crop.width) : (crop.width, crop.height)
+    // MJPEG frames are decoded at a DCT scale first: their crop is applied to the decoded picture (below).
+    let cropped = format.format == .mjpeg ? nil : PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
+    scaler = LibYUVPreview(
+      sourceWidth: format.width, sourceHeight: format.height, crop: cropped,
+      target: .aspectFit(sourceWidth: fitWidth, sourceHeight: fitHeight, into: display.width, display.height),
+      orientation: orientation)
+  }
+
+  /// The zoom's crop of a decoded MJPEG picture, which is smaller than the frame by its DCT scale.
+  private func decodedCrop(width: Int, height: Int) -> PixelRect? {
+    guard zoom.factor > 100 else { return nil }
+    let crop = zoom.crop(width: width, height: height)
+    return PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
+  }
+
+  /// The crop a still is cut to at the current zoom; nil at 1.0x, and for MJPEG, which is saved as the
+  /// camera made it (README: the zoom of MJPEG stills is not applied).
+  private func stillZoomCrop(_ format: StreamFormat) -> PixelRect? {
+    guard zoom.factor > 100, format.format != .mjpeg else { return nil }
+    let crop = zoom.crop(width: format.width, height: format.height)
+    return PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
+  }
+
+  /// The still's frame cut to the zoom's crop and scaled back to the camera's size (so the file's size is
+  /// the configured one), on the writer's thread.
+  private static func zoomed(_ frame: StillFrame, to crop: PixelRect) -> StillFrame {
+    let bytes: [UInt8]
+    let stride: Int
+    switch frame.format {
+    case .yuyv:
+      bytes = FrameZoom.yuyv(frame.bytes, stride: frame.bytesPerLine, width: frame.width, height: frame.height, crop: crop)
+      stride = frame.width * 2
+    case .nv12:
+      bytes = FrameZoom.nv12(frame.bytes, stride: frame.bytesPerLine, width: frame.width, height: frame.height, crop: crop)
+      stride = frame.width
+    case .mjpeg:
+      return frame
+    }
+    return StillFrame(
+      format: frame.format, width: frame.width, height: frame.height, bytesPerLine: stride, range: frame.range,
+      bytes: bytes)
   }
 
   private func cameraReady(_ readiness: Readiness) {
@@ -487,7 +535,8 @@ public final class KioskService {
       }
       if decodedScaler?.sourceWidth != picture.width || decodedScaler?.sourceHeight != picture.height {
         decodedScaler = LibYUVPreview(
-          sourceWidth: picture.width, sourceHeight: picture.height, target: scaler.target,
+          sourceWidth: picture.width, sourceHeight: picture.height,
+          crop: decodedCrop(width: picture.width, height: picture.height), target: scaler.target,
           orientation: scaler.orientation)
       }
       present(picture, with: decodedScaler!, on: display)
@@ -530,7 +579,9 @@ public final class KioskService {
     if let spareBytes, stillSizes.count > 0 {
       shots = Int(min(spareBytes / UInt64(max(1, stillSizes.bytes / stillSizes.count)), 999_999))
     }
-    return OverlayContent(mode: kiosk.mode, screen: kiosk.screen, ready: readyLit, shotsLeft: shots, now: now())
+    return OverlayContent(
+      mode: kiosk.mode, screen: kiosk.screen, ready: readyLit, shotsLeft: shots, now: now(),
+      zoom: zoom.factor > 100 ? zoom.label : nil)
   }
 
   /// Adds a published still's size to the mean that "shots left" divides the free space by.
@@ -614,6 +665,11 @@ public final class KioskService {
         extras?.set(output, on)
       case .log(let message):
         log(message)
+      case .zoom(let change):
+        if zoom.apply(change) {
+          log("zoom \(zoom.label)")
+          fitPreview()
+        }
       }
     }
   }
@@ -641,6 +697,7 @@ public final class KioskService {
     let quality = config.capture.jpegQuality
     let lag = milliseconds(frame.timestamp - pressedAt)
     let results = results
+    let zoomCrop = stillZoomCrop(format)
     // Where the review picture must cover on the panel (as the source is oriented); nil: no review to show.
     let reviewCover: (Int, Int)? = scaler.flatMap { scaler in
       config.capture.review > .zero
@@ -649,7 +706,7 @@ public final class KioskService {
     }
     writer.async {
       do {
-        let encoded = try StillPipeline.encode(still, quality: quality)
+        let encoded = try StillPipeline.encode(zoomCrop.map { Self.zoomed(still, to: $0) } ?? still, quality: quality)
         let metadata = ExifMetadata(
           make: "kioskcam", model: model, software: "kioskcam", captured: captured, orientation: orientation,
           pixelWidth: encoded.width, pixelHeight: encoded.height, uniqueID: uniqueID,
