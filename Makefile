@@ -10,7 +10,7 @@ BOARD := board/virtual/board
 SHARE := $(BOARD_DIR)/share
 KIOSKCAM := $(CURDIR)/.build/release/kioskcam
 
-# Build: the four C libraries. Board: QEMU, Debian's kernel and its source (for gpio-sim), the drivers' tools.
+# Build: the four C libraries, and libyuv for the preview. Board: QEMU, Debian's kernel and its source (for gpio-sim), the drivers' tools.
 # Tests: the peers that check our files (exiftool, jpeginfo, djpeg), the unit (systemd-analyze), the scripts
 # (shellcheck) and the sshd drop-in (sshd, rrsync). Bench: the peers it measures against (cjpeg, ffmpeg, libyuv).
 # Overlay: the console font it draws with (console-setup-linux), read at run time, and zlib to gunzip it.

@@ -17,7 +17,7 @@ let package = Package(
     .systemLibrary(name: "CDRM", pkgConfig: "libdrm", providers: [.apt(["libdrm-dev"])]),
     // zlib, only to gunzip the console font the overlay draws with.
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-    // libyuv, only for `make bench`: the peer the preview is measured against (Debian ships no .pc for it).
+    // libyuv: the preview's conversion, scaling and rotation (Debian ships no .pc for it).
     .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
 
     // Pure: the state machine, configuration, roll naming. No C, no Foundation.
@@ -37,24 +37,27 @@ let package = Package(
     .target(name: "JPEGCodec", dependencies: ["CTurboJPEG", "Imaging"]),
     .target(name: "CameraRoll", dependencies: ["LinuxIO", "KioskCore"]),
     .target(name: "FontFile", dependencies: ["CZlib", "Imaging"]),
+    .target(name: "Scaling", dependencies: ["CYUV", "Imaging"]),
 
     // Wiring: adapters around the loop, carrying out what the core decides.
     .target(
       name: "KioskService",
       dependencies: [
         "KioskCore", "Imaging", "MediaFiles", "LinuxIO", "Camera", "Buttons", "Display", "JPEGCodec", "CameraRoll",
-        "FontFile",
+        "FontFile", "Scaling",
       ]
     ),
     .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),
     // `make bench`: each stage of a still, and movie recording, beside cjpeg and ffmpeg in the same run.
     .executableTarget(
       name: "kioskcam-bench", dependencies: [
-        "KioskService", "KioskCore", "Imaging", "JPEGCodec", "MediaFiles", "LinuxIO", "CameraRoll", "CYUV",
+        "KioskService", "KioskCore", "Imaging", "JPEGCodec", "MediaFiles", "LinuxIO", "CameraRoll", "CYUV", "Scaling",
       ]),
 
     .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "JPEGCodec", "FontFile"]),
+    // libyuv's preview held to the pure reference scaler, pixel by pixel.
+    .testTarget(name: "ScalingTests", dependencies: ["Scaling", "Imaging"]),
     // Byte layout by our own reader, and every file also by exiftool, jpeginfo and djpeg.
     .testTarget(
       name: "MediaFilesTests", dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "KioskService", "Camera", "KioskCore", "CameraRoll"]),

@@ -1,6 +1,6 @@
 #ifndef KIOSKCAM_CYUV_SHIM_H
 #define KIOSKCAM_CYUV_SHIM_H
-// libyuv, the peer the preview is measured against in `make bench` (Debian's libyuv-dev has no pkg-config file).
-// Only the bench links it.
+// libyuv (Debian's libyuv-dev has no pkg-config file): the preview's conversion, scaling and rotation.
+// Only the Scaling adapter imports it (and the bench, to measure it bare).
 #include <libyuv.h>
 #endif

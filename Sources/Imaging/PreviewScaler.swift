@@ -22,6 +22,8 @@ public struct PreviewOrientation: Hashable, Sendable {
 public struct PreviewScaler: Sendable {
   public let sourceWidth: Int
   public let sourceHeight: Int
+  /// The part of the source shown, in source pixels: all of it, or a centred crop for the digital zoom.
+  public let crop: PixelRect
   public let target: PixelRect
   public let orientation: PreviewOrientation
   /// For each target column and row: the source coordinate it samples, along the source axis named by
@@ -29,20 +31,28 @@ public struct PreviewScaler: Sendable {
   private let columnSamples: [Int]
   private let rowSamples: [Int]
 
-  public init(sourceWidth: Int, sourceHeight: Int, target: PixelRect, orientation: PreviewOrientation = .init()) {
+  public init(
+    sourceWidth: Int, sourceHeight: Int, crop: PixelRect? = nil, target: PixelRect,
+    orientation: PreviewOrientation = .init()
+  ) {
     self.sourceWidth = sourceWidth
     self.sourceHeight = sourceHeight
+    let crop = crop ?? PixelRect(x: 0, y: 0, width: sourceWidth, height: sourceHeight)
+    precondition(
+      crop.x >= 0 && crop.y >= 0 && crop.x + crop.width <= sourceWidth && crop.y + crop.height <= sourceHeight,
+      "crop outside the source")
+    self.crop = crop
     self.target = target
     self.orientation = orientation
     // Sample each destination pixel's centre.
-    func samples(_ count: Int, over length: Int, reversed: Bool) -> [Int] {
+    func samples(_ count: Int, over span: (start: Int, length: Int), reversed: Bool) -> [Int] {
       (0..<count).map { index in
         let position = reversed ? count - 1 - index : index
-        return min(length - 1, (position * 2 + 1) * length / (count * 2))
+        return span.start + min(span.length - 1, (position * 2 + 1) * span.length / (count * 2))
       }
     }
-    let columnsAlong = orientation.swapsAxes ? sourceHeight : sourceWidth
-    let rowsAlong = orientation.swapsAxes ? sourceWidth : sourceHeight
+    let columnsAlong = orientation.swapsAxes ? (crop.y, crop.height) : (crop.x, crop.width)
+    let rowsAlong = orientation.swapsAxes ? (crop.x, crop.width) : (crop.y, crop.height)
     // Clockwise: 90 puts the source's bottom row at the display's left, 180 reverses both, 270 the source's
     // last column at the top. A mirror then reverses the display's columns.
     let reverseColumns = (orientation.rotation == 90 || orientation.rotation == 180) != orientation.mirror

@@ -98,6 +98,9 @@ public struct Config: Sendable, Equatable {
     public var countdown = Duration.zero
     /// Seconds the photo just taken stays on screen for "use photo / retake"; 0 = no review.
     public var review = Duration.zero
+    /// Digital zoom, in hundredths of the factor (400 = 4.0x): the most the zoom buttons go to, and each step.
+    public var zoomMaximum = 400
+    public var zoomStep = 50
   }
   public struct Movie: Sendable, Equatable {
     /// A recording stops by itself after this long.
@@ -299,6 +302,8 @@ extension Config {
       "jpeg-quality": { config, value in setInteger(&config.capture.jpegQuality, value, in: 1...100) },
       "countdown-s": { config, value in setDuration(&config.capture.countdown, value, unit: .seconds(1), in: 0...30) },
       "review-s": { config, value in setDuration(&config.capture.review, value, unit: .seconds(1), in: 0...60) },
+      "zoom-maximum": { config, value in setZoomFactor(&config.capture.zoomMaximum, value, in: 100...800) },
+      "zoom-step": { config, value in setZoomFactor(&config.capture.zoomStep, value, in: 5...700) },
     ],
     "control": [
       "socket": { config, value in setPath(&config.control.socket, value, keywords: []) },
@@ -370,6 +375,22 @@ private func setInteger(_ target: inout Int, _ value: String, in range: ClosedRa
   guard let number = Int(value) else { return "expected a whole number, got \(value.quotedForMessage)" }
   guard range.contains(number) else { return "\(number) is out of range \(range.lowerBound)...\(range.upperBound)" }
   target = number
+  return nil
+}
+
+/// A zoom factor written as 2, 2.5 or 0.25 (at most two decimals), kept in hundredths.
+private func setZoomFactor(_ target: inout Int, _ value: String, in range: ClosedRange<Int>) -> String? {
+  let parts = value.split(separator: ".", omittingEmptySubsequences: false)
+  let fraction = parts.count == 2 ? String(parts[1]) : ""
+  guard parts.count <= 2, let whole = Int(parts[0]), whole >= 0, fraction.count <= 2,
+    fraction.allSatisfy({ $0.isASCII && $0.isNumber }), parts.count == 1 || !fraction.isEmpty
+  else { return "expected a factor such as 2 or 2.5, got \(value.quotedForMessage)" }
+  let hundredths = whole * 100 + (Int(fraction.count == 1 ? fraction + "0" : fraction) ?? 0)
+  guard range.contains(hundredths) else {
+    func factor(_ h: Int) -> String { h % 100 == 0 ? "\(h / 100).0" : "\(h / 100).\(h % 100 < 10 ? "0" : "")\(h % 100)" }
+    return "\(value) is out of range \(factor(range.lowerBound))...\(factor(range.upperBound))"
+  }
+  target = hundredths
   return nil
 }
 

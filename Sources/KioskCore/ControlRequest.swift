@@ -3,6 +3,7 @@ public enum ControlRequest: Sendable, Equatable {
   case shutter
   case mode(KioskMode)
   case status(json: Bool)
+  case zoom(ZoomChange)
 
   /// Parses a request line; nil with a reason for anything else.
   public static func parse(_ line: String) -> Result<ControlRequest, ControlRequestError> {
@@ -11,13 +12,18 @@ public enum ControlRequest: Sendable, Equatable {
     case ["shutter"]: return .success(.shutter)
     case ["status"]: return .success(.status(json: false))
     case ["status", "--json"]: return .success(.status(json: true))
+    case let words where words.count == 2 && words[0] == "zoom":
+      guard let change = ZoomChange(rawValue: words[1]) else {
+        return .failure(ControlRequestError("unknown zoom '\(words[1])' (in, out or reset)"))
+      }
+      return .success(.zoom(change))
     case let words where words.count == 2 && words[0] == "mode":
       guard let mode = KioskMode(rawValue: words[1]) else {
         return .failure(ControlRequestError("unknown mode '\(words[1])' (still, movie or review)"))
       }
       return .success(.mode(mode))
     default:
-      return .failure(ControlRequestError("unknown request '\(line.prefix(60))' (shutter, mode M, status [--json])"))
+      return .failure(ControlRequestError("unknown request '\(line.prefix(60))' (shutter, mode M, zoom in|out|reset, status [--json])"))
     }
   }
 
@@ -27,6 +33,7 @@ public enum ControlRequest: Sendable, Equatable {
     case .shutter: "shutter"
     case .mode(let mode): "mode \(mode.rawValue)"
     case .status(let json): json ? "status --json" : "status"
+    case .zoom(let change): "zoom \(change.rawValue)"
     }
   }
 }

@@ -110,6 +110,8 @@ public struct Kiosk: Sendable {
       actions += switchMode(to: wanted, at: time)
     case .remote(.status, _):
       break
+    case .remote(.zoom(let change), _):
+      actions.append(.zoom(change))
     case .tick(let now):
       actions += timeout(now)
     case .frame(let frame):
@@ -194,6 +196,10 @@ public struct Kiosk: Sendable {
       return switchMode(to: .still, at: time)
     case .down(.camera, _):
       return nextCamera()
+    case .down(.zoomIn, _):
+      return [.zoom(.zoomIn)]
+    case .down(.zoomOut, _):
+      return [.zoom(.zoomOut)]
     case .down(let role, _) where role != .mode:
       if case .reviewingPhoto = activity { activity = .idle }  // any other button: "use photo"
       return []

@@ -90,4 +90,6 @@ public enum Action: Sendable, Equatable {
   case show(Screen)
   case light(Output, Bool)
   case log(String)
+  /// A zoom button or `kioskcam zoom`: the service steps its `Zoom` and crops preview and stills.
+  case zoom(ZoomChange)
 }

@@ -11,6 +11,7 @@ public enum Commands {
            kioskcam check-config [--config PATH]
            kioskcam shutter [--socket PATH | --config PATH]
            kioskcam mode still|movie|review [--socket PATH | --config PATH]
+           kioskcam zoom in|out|reset [--socket PATH | --config PATH]
            kioskcam status [--json] [--socket PATH | --config PATH]
            kioskcam roll list [--json] [--config PATH]
     """
@@ -55,11 +56,16 @@ public enum Commands {
       try options.finish()
       _ = try ConfigLoader.load(path)
       print("\(path): ok")
-    case "shutter", "mode", "status":
+    case "shutter", "mode", "status", "zoom":
       let request: ControlRequest
       switch command {
       case "shutter": request = .shutter
       case "status": request = .status(json: options.flag("--json"))
+      case "zoom":
+        guard let word = options.subcommand(), let change = ZoomChange(rawValue: word) else {
+          throw .usage("zoom needs one of in, out, reset")
+        }
+        request = .zoom(change)
       default:
         guard let word = options.subcommand(), let mode = KioskMode(rawValue: word) else {
           throw .usage("mode needs one of still, movie, review")

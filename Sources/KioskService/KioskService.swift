@@ -12,6 +12,7 @@ import JPEGCodec
 import KioskCore
 import LinuxIO
 import MediaFiles
+import Scaling
 
 /// Results that come back to the loop from the still writer.
 enum WorkerResult: Sendable {
@@ -50,7 +51,7 @@ public final class KioskService {
   private var kiosk: Kiosk
   private var camera: CameraStream?
   private var display: KMSDisplay?
-  private var scaler: PreviewScaler?
+  private var scaler: LibYUVPreview?
   /// Nil when the font could not be read: messages are then plain colour, and the log says why once.
   private let overlay: Overlay?
   /// The ready lamp's state as the kiosk decides it, lamp wired or not: the overlay's ready cue.
@@ -59,9 +60,9 @@ public final class KioskService {
   private var spareBytes: UInt64?
   private var stillSizes = (count: 0, bytes: 0)
   /// The last still as decoded from its file, with the scaler that fits it: shown while its review lasts.
-  private var review: (name: String, picture: XRGBImage, scaler: PreviewScaler)?
+  private var review: (name: String, picture: XRGBImage, scaler: LibYUVPreview)?
   /// MJPEG frames decode to a size that only changes with the camera's format: the scaler is kept for it.
-  private var decodedScaler: PreviewScaler?
+  private var decodedScaler: LibYUVPreview?
   /// The shutter and mode lines, each requested on its own so that a missing optional one leaves the others.
   private let buttons: [ButtonLines]
   /// The optional roles (cancel, camera, zoom) and the lamps, best effort.
@@ -89,6 +90,8 @@ public final class KioskService {
   private var supervisor: Supervisor?
   /// The movie being recorded, between the kiosk's startMovie and stopMovie.
   private var recorder: MovieRecorder?
+  /// The digital zoom the zoom buttons and `kioskcam zoom` step (see KioskService+Zoom.swift).
+  private var zoom: Zoom
 
   /// Counters for `kioskcam status`, since the service started.
   struct Statistics {
@@ -104,6 +107,7 @@ public final class KioskService {
   /// Probes and opens what the configuration wants; a missing required capability stops it here, one line each.
   public init(config: Config) throws(ServiceError) {
     self.config = config
+    zoom = Zoom(maximum: config.capture.zoomMaximum, step: config.capture.zoomStep)
     kiosk = Kiosk(
       settings: KioskSettings(
         gestures: config.buttons.timing, countdown: config.capture.countdown, review: config.capture.review,
@@ -372,20 +376,65 @@ public final class KioskService {
     let format = camera.format
     log("camera \(camera.path) \(format.format.fourcc) \(format.width)x\(format.height) streaming")
     counts.lastSequence = nil
-    decodedScaler = nil
-    if let display {
-      let orientation = PreviewOrientation(rotation: config.display.rotation, mirror: config.display.mirror)
-      // A quarter turn fits the picture's height across the panel.
-      let (fitWidth, fitHeight) = orientation.swapsAxes ? (format.height, format.width) : (format.width, format.height)
-      scaler = PreviewScaler(
-        sourceWidth: format.width, sourceHeight: format.height,
-        target: .aspectFit(sourceWidth: fitWidth, sourceHeight: fitHeight, into: display.width, display.height),
-        orientation: orientation)
-    }
+    fitPreview()
     // POLLPRI and errors arrive too: a disconnect shows up as POLLERR|POLLHUP on the capture node.
     try loop.watch(camera.descriptor, for: [.readable, .priority]) { [unowned self] readiness in
       cameraReady(readiness)
     }
+  }
+
+  // MARK: Preview geometry and digital zoom
+
+  /// The preview's scaler for the camera's format, the display, its turn and mirror, and the zoom's crop.
+  private func fitPreview() {
+    guard let display, let camera else { return }
+    let format = camera.format
+    decodedScaler = nil
+    let orientation = PreviewOrientation(rotation: config.display.rotation, mirror: config.display.mirror)
+    let crop = zoom.crop(width: format.width, height: format.height)
+    // A quarter turn fits the picture's height across the panel.
+    let (fitWidth, fitHeight) = orientation.swapsAxes ? (crop.height, crop.width) : (crop.width, crop.height)
+    // MJPEG frames are decoded at a DCT scale first: their crop is applied to the decoded picture (below).
+    let cropped = format.format == .mjpeg ? nil : PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
+    scaler = LibYUVPreview(
+      sourceWidth: format.width, sourceHeight: format.height, crop: cropped,
+      target: .aspectFit(sourceWidth: fitWidth, sourceHeight: fitHeight, into: display.width, display.height),
+      orientation: orientation)
+  }
+
+  /// The zoom's crop of a decoded MJPEG picture, which is smaller than the frame by its DCT scale.
+  private func decodedCrop(width: Int, height: Int) -> PixelRect? {
+    guard zoom.factor > 100 else { return nil }
+    let crop = zoom.crop(width: width, height: height)
+    return PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
+  }
+
+  /// The crop a still is cut to at the current zoom; nil at 1.0x, and for MJPEG, which is saved as the
+  /// camera made it (README: the zoom of MJPEG stills is not applied).
+  private func stillZoomCrop(_ format: StreamFormat) -> PixelRect? {
+    guard zoom.factor > 100, format.format != .mjpeg else { return nil }
+    let crop = zoom.crop(width: format.width, height: format.height)
+    return PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
+  }
+
+  /// The still's frame cut to the zoom's crop and scaled back to the camera's size (so the file's size is
+  /// the configured one), on the writer's thread.
+  private static func zoomed(_ frame: StillFrame, to crop: PixelRect) -> StillFrame {
+    let bytes: [UInt8]
+    let stride: Int
+    switch frame.format {
+    case .yuyv:
+      bytes = FrameZoom.yuyv(frame.bytes, stride: frame.bytesPerLine, width: frame.width, height: frame.height, crop: crop)
+      stride = frame.width * 2
+    case .nv12:
+      bytes = FrameZoom.nv12(frame.bytes, stride: frame.bytesPerLine, width: frame.width, height: frame.height, crop: crop)
+      stride = frame.width
+    case .mjpeg:
+      return frame
+    }
+    return StillFrame(
+      format: frame.format, width: frame.width, height: frame.height, bytesPerLine: stride, range: frame.range,
+      bytes: bytes)
   }
 
   private func cameraReady(_ readiness: Readiness) {
@@ -500,8 +549,9 @@ public final class KioskService {
         return
       }
       if decodedScaler?.sourceWidth != picture.width || decodedScaler?.sourceHeight != picture.height {
-        decodedScaler = PreviewScaler(
-          sourceWidth: picture.width, sourceHeight: picture.height, target: scaler.target,
+        decodedScaler = LibYUVPreview(
+          sourceWidth: picture.width, sourceHeight: picture.height,
+          crop: decodedCrop(width: picture.width, height: picture.height), target: scaler.target,
           orientation: scaler.orientation)
       }
       present(picture, with: decodedScaler!, on: display)
@@ -525,7 +575,7 @@ public final class KioskService {
   }
 
   /// A decoded picture (the review, an MJPEG frame) fitted like the preview, with the overlay on top.
-  private func present(_ picture: XRGBImage, with scaler: PreviewScaler, on display: KMSDisplay) {
+  private func present(_ picture: XRGBImage, with scaler: LibYUVPreview, on display: KMSDisplay) {
     do {
       try display.present { target in
         scaler.clearBorders(target.pixels, width: target.width, height: target.height, destinationStride: target.stride)
@@ -546,7 +596,7 @@ public final class KioskService {
     }
     return OverlayContent(
       mode: kiosk.mode, screen: kiosk.screen, ready: readyLit, shotsLeft: shots, now: now(), dropped: recorder?.dropped ?? 0,
-      off: capabilities.verdict.disabled.map(\.capability))
+      off: capabilities.verdict.disabled.map(\.capability), zoom: zoom.factor > 100 ? zoom.label : nil)
   }
 
   /// Adds a published still's size to the mean that "shots left" divides the free space by.
@@ -688,6 +738,11 @@ public final class KioskService {
         if output == .flash, extras != nil { log("flash \(on ? "lit" : "dark") at \(now())") }
       case .log(let message):
         log(message)
+      case .zoom(let change):
+        if zoom.apply(change) {
+          log("zoom \(zoom.label)")
+          fitPreview()
+        }
       }
     }
   }
@@ -715,6 +770,7 @@ public final class KioskService {
     let quality = config.capture.jpegQuality
     let lag = milliseconds(frame.timestamp - pressedAt)
     let results = results
+    let zoomCrop = stillZoomCrop(format)
     // Where the review picture must cover on the panel (as the source is oriented); nil: no review to show.
     let reviewCover: (Int, Int)? = scaler.flatMap { scaler in
       config.capture.review > .zero
@@ -723,7 +779,7 @@ public final class KioskService {
     }
     writer.async {
       do {
-        let encoded = try StillPipeline.encode(still, quality: quality)
+        let encoded = try StillPipeline.encode(zoomCrop.map { Self.zoomed(still, to: $0) } ?? still, quality: quality)
         let metadata = ExifMetadata(
           make: "kioskcam", model: model, software: "kioskcam", captured: captured, orientation: orientation,
           pixelWidth: encoded.width, pixelHeight: encoded.height, uniqueID: uniqueID,
@@ -856,7 +912,7 @@ public final class KioskService {
       review = (
         name,
         picture,
-        PreviewScaler(
+        LibYUVPreview(
           sourceWidth: picture.width, sourceHeight: picture.height, target: scaler.target, orientation: orientation)
       )
       return

@@ -13,6 +13,8 @@ struct OverlayContent: Equatable {
   var dropped = 0
   /// Optional capabilities that are missing, so people see why a feature is not there.
   var off: [Capability] = []
+  /// "2.0x" while zoomed in; nil at 1.0x.
+  var zoom: String? = nil
 }
 
 /// The kiosk's words and marks, in the console font, sized for a display read from about 2 m.
@@ -77,6 +79,9 @@ struct Overlay {
       OverlayShapes.disc(
         centreX: margin + labelWidth + cell / 2, centreY: margin + cell / 2, radius: cell / 4, colour: Self.green,
         into: target.pixels, width: target.width, height: target.height, stride: target.stride)
+    }
+    if let zoom = content.zoom {
+      text(zoom, x: margin, y: margin + cell + margin / 2, scale: scale, background: Self.shade, on: target)
     }
     if let shots = content.shotsLeft {
       let words = "\(shots) left"

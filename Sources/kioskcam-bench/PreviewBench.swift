@@ -7,6 +7,7 @@ import Imaging
 import JPEGCodec
 import KioskCore
 import KioskService
+import Scaling
 
 /// Per-frame preview cost: camera frame to a display buffer, against one memcpy of the output frame (the
 /// floor: every preview writes that much), libyuv (convert, then nearest-neighbour scale: it has no one-pass
@@ -16,7 +17,7 @@ import KioskService
   let outputs = [(1280, 800), (1920, 1080)]
   print("")
   print("preview: camera frame to an XRGB8888 display buffer (aspect fit, letterbox), CPU ms per frame, medians")
-  print("input               output     memcpy    ours  libyuv  ffmpeg | ours/memcpy ours/libyuv ours/ffmpeg")
+  print("input               output     memcpy service    pure  libyuv  ffmpeg | svc/memcpy  svc/libyuv  svc/ffmpeg")
   for (width, height) in inputs {
     for pixelFormat in [PixelFormat.yuyv, .nv12, .mjpeg] {
       let raw = syntheticFrame(pixelFormat == .nv12 ? .nv12 : .yuyv, width: width, height: height)
@@ -31,18 +32,41 @@ import KioskService
         var screen = [UInt8](repeating: 0, count: stride * outHeight)
         let other = [UInt8](repeating: 1, count: stride * outHeight)
         let target = PixelRect.aspectFit(sourceWidth: width, sourceHeight: height, into: outWidth, outHeight)
-        let scaler = PreviewScaler(sourceWidth: width, sourceHeight: height, target: target)
+        let reference = PreviewScaler(sourceWidth: width, sourceHeight: height, target: target)
+        let service = LibYUVPreview(sourceWidth: width, sourceHeight: height, target: target)
         let runs = 15
         let floor = median(runs) {
           screen.withUnsafeMutableBytes { out in other.withUnsafeBytes { out.copyMemory(from: $0) } }
         }
+        // The service's path (KioskService.showPreview): libyuv through the Scaling adapter.
+        var decodedPreview: LibYUVPreview?
         let ours = try median(runs) {
           try screen.withUnsafeMutableBytes { out in
-            scaler.clearBorders(out, width: outWidth, height: outHeight, destinationStride: stride)
+            service.clearBorders(out, width: outWidth, height: outHeight, destinationStride: stride)
             try frameBytes.withUnsafeBytes { source in
               switch pixelFormat {
-              case .yuyv: scaler.drawYUYV(source, stride: raw.bytesPerLine, into: out, destinationStride: stride)
-              case .nv12: scaler.drawNV12(source, stride: raw.bytesPerLine, into: out, destinationStride: stride)
+              case .yuyv: service.drawYUYV(source, stride: raw.bytesPerLine, into: out, destinationStride: stride)
+              case .nv12: service.drawNV12(source, stride: raw.bytesPerLine, into: out, destinationStride: stride)
+              case .mjpeg:
+                let picture = try JPEGDecoder.decodeXRGB(source, covering: target.width, target.height)
+                if decodedPreview?.sourceWidth != picture.width {
+                  decodedPreview = LibYUVPreview(sourceWidth: picture.width, sourceHeight: picture.height, target: target)
+                }
+                picture.pixels.withUnsafeBytes {
+                  decodedPreview!.drawXRGB($0, stride: picture.stride, into: out, destinationStride: stride)
+                }
+              }
+            }
+          }
+        }
+        // The pure reference the tests hold the service's path to.
+        let pure = try median(runs) {
+          try screen.withUnsafeMutableBytes { out in
+            reference.clearBorders(out, width: outWidth, height: outHeight, destinationStride: stride)
+            try frameBytes.withUnsafeBytes { source in
+              switch pixelFormat {
+              case .yuyv: reference.drawYUYV(source, stride: raw.bytesPerLine, into: out, destinationStride: stride)
+              case .nv12: reference.drawNV12(source, stride: raw.bytesPerLine, into: out, destinationStride: stride)
               case .mjpeg:
                 let picture = try JPEGDecoder.decodeXRGB(source, covering: target.width, target.height)
                 let fit = PreviewScaler(sourceWidth: picture.width, sourceHeight: picture.height, target: target)
@@ -79,14 +103,19 @@ import KioskService
         let label = "\(pixelFormat.fourcc) \(width)x\(height)".padding(toLength: 19, withPad: " ", startingAt: 0)
         let outLabel = "\(outWidth)x\(outHeight)".padding(toLength: 9, withPad: " ", startingAt: 0)
         func ratio(_ peer: Double?) -> String { peer.map { $0 > 0 ? format(ours / $0) : "-" } ?? "-" }
-        let columns = [floor, ours].map { format($0).leftPadded(7) } + [libyuv, ffmpeg].map { ($0.map(format) ?? "-").leftPadded(7) }
+        let columns =
+          [floor, ours, pure].map { format($0).leftPadded(7) }
+          + [libyuv, ffmpeg].map { ($0.map(format) ?? "-").leftPadded(7) }
         print("\(label) \(outLabel) \(columns.joined(separator: " ")) | \(ratio(floor).leftPadded(11)) \(ratio(libyuv).leftPadded(11)) \(ratio(ffmpeg).leftPadded(11))")
       }
     }
   }
   print("")
-  print("ours: nearest neighbour in one pass (MJPEG: TurboJPEG at the DCT scale that covers the target, then the")
-  print("same scaler); memcpy: one output frame; libyuv: YUY2ToARGB/NV12ToARGB, then ARGBScale kFilterNone;")
+  print("service: what the service runs, the Scaling adapter (libyuv, nearest: YUYV pairs scaled packed with")
+  print("ARGBScale, NV12 with NV12Scale, then YUY2ToARGB/NV12ToARGB straight into the buffer; turned frames via")
+  print("I420Rotate; MJPEG: TurboJPEG to XRGB at the DCT scale that covers the target, then ARGBScale);")
+  print("pure: the reference PreviewScaler the tests compare against (nearest neighbour, one pass);")
+  print("memcpy: one output frame; libyuv: bare YUY2ToARGB/NV12ToARGB at full size, then ARGBScale kFilterNone;")
   print("ffmpeg: swscale flags=neighbor to bgra (MJPEG: its decoder too), one process for 30 frames, slope.")
 }
 

@@ -46,6 +46,8 @@ import Testing
       flash-movies = yes
       [capture]
       jpeg-quality = 75
+      zoom-maximum = 2.5
+      zoom-step = 0.25
       [movie]
       size = 1280x720
       frame-rate = 12
@@ -71,6 +73,7 @@ import Testing
     #expect(config.buttons.bias == .pullDown)
     #expect(config.buttons.debounce == .milliseconds(50))
     #expect(config.capture.jpegQuality == 75)
+    #expect(config.capture.zoomMaximum == 250 && config.capture.zoomStep == 25)
     #expect(config.roll.path == "/srv/roll")
     #expect(config.roll.folderSuffix == "BOOTH")
     #expect(config.display.missingMessage == .seconds(3))

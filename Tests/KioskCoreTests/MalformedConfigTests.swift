@@ -82,6 +82,10 @@ private let noList = "expected capability names separated by commas, or none"
     Malformed("[capture]\njpeg-quality = 0", (2, "capture.jpeg-quality: 0 is out of range 1...100")),
     Malformed("[capture]\njpeg-quality = 101", (2, "capture.jpeg-quality: 101 is out of range 1...100")),
     Malformed("[capture]\njpeg-quality = 9.5", (2, "capture.jpeg-quality: expected a whole number, got '9.5'")),
+    Malformed("[capture]\nzoom-maximum = 0.5", (2, "capture.zoom-maximum: 0.5 is out of range 1.0...8.0")),
+    Malformed("[capture]\nzoom-maximum = 2.", (2, "capture.zoom-maximum: expected a factor such as 2 or 2.5, got '2.'")),
+    Malformed("[capture]\nzoom-step = 0.125", (2, "capture.zoom-step: expected a factor such as 2 or 2.5, got '0.125'")),
+    Malformed("[capture]\nzoom-step = 0", (2, "capture.zoom-step: 0 is out of range 0.05...7.0")),
     // [movie]
     Malformed("[movie]\nsize = 640*360", (2, "movie.size: expected WIDTHxHEIGHT such as 640x360, got '640*360'")),
     Malformed("[movie]\nframe-rate = 500", (2, "movie.frame-rate: 500 is out of range 1...240")),
