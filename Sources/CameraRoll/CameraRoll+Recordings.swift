@@ -38,7 +38,7 @@ extension CameraRoll {
         try Directory(path: dcim).sync()
       }
       let directory = try Directory(path: folderPath)
-      let file = try OwnedFD(opening: "\(folderPath)/\(name)", flags: O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
+      let file = try OwnedFD(opening: "\(folderPath)/\(name)", flags: O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode: Self.hiddenMode)
       // The name must survive a power cut too, or there is nothing to recover.
       try directory.sync()
       return RecordingFile(folder: folder, name: name, file: file)
@@ -79,6 +79,7 @@ extension CameraRoll {
   public func publishRecording(folder: String, name: String, kind: MediaKind) throws(RollError) -> RollItem {
     try counter.withLock { (next) throws(RollError) -> RollItem in
       var source = folder
+      var madeReadable = false
       while true {
         guard let number = next else { throw .exhausted }
         let folderName = number.folderName(suffix: suffix)
@@ -96,6 +97,13 @@ extension CameraRoll {
             }
             try Directory(path: "\(dcim)/\(source)").sync()
             source = folderName
+          }
+          if !madeReadable {
+            // Finished and fsynced by the recorder: readable now, durably, before it gets its final name.
+            let file = try OwnedFD(opening: "\(folderPath)/\(name)", flags: O_RDONLY)
+            try file.setMode(publishedMode)
+            try file.sync()
+            madeReadable = true
           }
           let directory = try Directory(path: folderPath)
           guard try directory.renameNoReplaceUnlessTaken(name, to: finalName) else {

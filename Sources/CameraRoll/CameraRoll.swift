@@ -33,7 +33,8 @@ public struct RollItem: Sendable, Equatable {
 /// The DCF camera roll on disk, as people see it over SSH: only whole files ever carry a final name.
 ///
 /// Publishing writes under a hidden name in the target folder, fsyncs, renames without replacing, and fsyncs
-/// the folder. Numbers come from one counter persisted beside `DCIM`, so a number is never used twice, even
+/// the folder. Hidden files are made owner-only (0600) and get their readable mode only once complete: the
+/// camera account pulls through group read, so a puller that lists one can never read its bytes. Numbers come from one counter persisted beside `DCIM`, so a number is never used twice, even
 /// after its file was deleted or the power was cut.
 /// Safe to share between threads: publishing is serialised by the lock around the counter.
 public final class CameraRoll: Sendable {
@@ -47,10 +48,16 @@ public final class CameraRoll: Sendable {
 
   static let counterFile = ".kioskcam-last-number"
   static let temporaryPrefix = ".tmp-"
+  /// While being written: nobody but the service may read it (see the type's comment).
+  static let hiddenMode: mode_t = 0o600
+  /// A published file: what creating it with 0644 would give under the process's umask (the unit's 0027
+  /// makes it 0640, group `camera` through the set-group-ID roll).
+  let publishedMode: mode_t
 
   public init(root: String, suffix: String) throws(RollError) {
     self.root = root
     self.suffix = suffix
+    publishedMode = 0o644 & ~(FileStatus.processUmask() ?? 0o022)
     guard FileStatus.isDirectory(root) else { throw .unavailable("camera roll \(root): no such directory") }
     guard FileStatus.isWritable(root) else { throw .unavailable("camera roll \(root): not writable") }
     do {
@@ -89,9 +96,11 @@ public final class CameraRoll: Sendable {
         let temporary = "\(Self.temporaryPrefix)\(name)"
         // A leftover from a crash in this very second would block the exclusive create: it is garbage.
         try? folder.remove(temporary)
-        let file = try folder.createExclusive(temporary)
+        let file = try folder.createExclusive(temporary, mode: Self.hiddenMode)
         do throws(SystemCallError) {
           try file.writeAll(bytes)
+          // Readable from here on: every byte is written, the name is still hidden until the rename.
+          try file.setMode(publishedMode)
           try file.sync()
           try file.close()
         } catch {
@@ -159,9 +168,10 @@ public final class CameraRoll: Sendable {
       let directory = try Directory(path: root)
       let temporary = "\(Self.counterFile).new"
       try? directory.remove(temporary)
-      let file = try directory.createExclusive(temporary)
+      let file = try directory.createExclusive(temporary, mode: Self.hiddenMode)
       let text = Array("\(number.folder)-\(number.file)\n".utf8)
       try file.writeAll(text)
+      try file.setMode(publishedMode)
       try file.sync()
       try file.close()
       try systemCall("rename counter") { rename("\(root)/\(temporary)", "\(root)/\(Self.counterFile)") }

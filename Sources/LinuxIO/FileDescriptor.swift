@@ -58,6 +58,11 @@ extension OwnedFD {
     try systemCall("fsync") { fsync(raw) }
   }
 
+  /// `fchmod(2)`: the mode as given, the umask does not apply.
+  public func setMode(_ mode: mode_t) throws(SystemCallError) {
+    try systemCall("fchmod") { fchmod(raw, mode) }
+  }
+
   /// Reads the whole file from the current offset.
   public func readToEnd(limit: Int = 1 << 26) throws(SystemCallError) -> [UInt8] {
     var result: [UInt8] = []

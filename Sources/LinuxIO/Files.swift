@@ -79,6 +79,18 @@ public enum FileStatus {
     return stat(path, &info) == 0
   }
 
+  /// The process's umask, read from /proc/self/status: umask(2) can only read it by setting it, which would
+  /// race with other threads creating files. nil where the kernel does not say (before Linux 4.7).
+  public static func processUmask() -> mode_t? {
+    guard let file = try? OwnedFD(opening: "/proc/self/status", flags: O_RDONLY),
+      let bytes = try? file.readToEnd(limit: 1 << 16)
+    else { return nil }
+    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") where line.hasPrefix("Umask:") {
+      return mode_t(String(line.dropFirst("Umask:".count).filter { $0 != " " && $0 != "\t" }), radix: 8)
+    }
+    return nil
+  }
+
   /// Creates a directory if it is missing; an existing one is fine.
   public static func makeDirectory(_ path: String, mode: mode_t = 0o755) throws(SystemCallError) {
     if mkdir(path, mode) == 0 || errno == EEXIST { return }

@@ -27,6 +27,29 @@ import Testing
     #expect(FileManager.default.contents(atPath: "\(root)/\(first.relativePath)") == Data([1, 2, 3]))
   }
 
+  func mode(_ relative: String) throws -> Int {
+    try #require(FileManager.default.attributesOfItem(atPath: "\(root)/\(relative)")[.posixPermissions] as? Int)
+  }
+
+  /// The camera account pulls through group read: a hidden file is owner-only until it is complete, then it
+  /// gets the mode creating it would have given (0644 under the process's umask, 0640 under the unit's 0027).
+  @Test func hiddenFilesAreOwnerOnlyAndPublishedOnesFollowTheUmask() throws {
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    let mask = umask(0o022)
+    umask(mask)
+    let published = 0o644 & ~Int(mask)
+    let still = try roll.publish([1, 2, 3], kind: .still)
+    #expect(try mode(still.relativePath) == published)
+    #expect(try mode(".kioskcam-last-number") == published)
+    let recording = try roll.createRecording(tag: "test")
+    #expect(try mode("DCIM/\(recording.folder)/\(recording.name)") == 0o600)
+    try recording.file.writeAll([7, 8, 9])
+    try recording.file.sync()
+    let movie = try roll.publishRecording(folder: recording.folder, name: recording.name, kind: .movie)
+    #expect(movie.relativePath == "DCIM/100KIOSK/IMG_0002.MOV")
+    #expect(try mode(movie.relativePath) == published)
+  }
+
   @Test func numbersAreNeverReusedAfterDeletion() throws {
     var roll = try CameraRoll(root: root, suffix: "KIOSK")
     _ = try roll.publish([1], kind: .still)

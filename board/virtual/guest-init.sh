@@ -75,6 +75,27 @@ log "gpio-sim $dev_name: $chip label $(cat "$cfg/bank0/label")"
 # --- display: bochs-drm -----------------------------------------------------------
 modprobe bochs || fail "modprobe bochs failed"
 
+# --- network: the board's user-mode NIC (QEMU SLIRP) -------------------------------
+# A static address in SLIRP's default network: no DHCP client to wait for. The host reaches guest ports 22
+# and 2222 through the forwards `board start` picked (boot.json, `board port 22`).
+modprobe virtio_net 2>/dev/null || true
+ip link set lo up
+n=0
+nic=
+while [ -z "$nic" ]; do
+    for dev in /sys/class/net/*; do
+        [ "$(readlink "$dev/device/driver" 2>/dev/null | sed 's|.*/||')" = virtio_net ] && nic=${dev##*/}
+    done
+    [ -n "$nic" ] && break
+    n=$((n + 1))
+    [ "$n" -lt 100 ] || fail "no virtio network interface appeared"
+    sleep 0.1
+done
+ip link set "$nic" up || fail "cannot bring $nic up"
+ip addr add 10.0.2.15/24 dev "$nic" || fail "cannot address $nic"
+ip route add default via 10.0.2.2 dev "$nic" || fail "cannot route through $nic"
+log "network: $nic 10.0.2.15/24"
+
 n=0
 while [ ! -e /dev/video0 ] || [ ! -e /dev/video1 ] || [ ! -e /dev/dri/card0 ] || [ ! -e "/dev/$chip" ]; do
     n=$((n + 1))

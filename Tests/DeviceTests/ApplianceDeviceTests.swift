@@ -1,0 +1,316 @@
+import Foundation
+import Testing
+
+/// The appliance's operating-system side on the board: the shipped accounts, folders, udev rule and sshd
+/// drop-in (board/virtual/guest-appliance.sh puts them in place), the service as its own user, and people
+/// pulling the roll from the host with OpenSSH's scp and sftp and with rsync, through the board's forwarded
+/// ports. In the serialized board suite: the service here holds the one camera.
+extension BoardDeviceTests {
+  /// Keys made for this run only, in the shared folder (the guest copies them to where the appliance keeps
+  /// them): the guest sshd's host key, and the puller's key in authorized_keys.
+  struct Puller {
+    let keys: String
+    let sftpPort: String
+    let rsyncPort: String
+
+    static let roll = "/var/lib/kioskcam/roll"
+    /// Hidden names the roll writes before a file is complete (Sources/CameraRoll): never to be pulled.
+    static let temporaries = [".tmp-", ".rec-", ".kioskcam-last-number.new"]
+    /// Hidden names that are the roll's own finished state, beside DCIM.
+    static let stateFiles: Set = [".kioskcam-items.jsonl", ".kioskcam-last-number"]
+
+    static func setUp() throws -> Puller {
+      let keys = "\(Board.share!)/ssh-keys"
+      try? FileManager.default.removeItem(atPath: keys)
+      try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+      for (file, comment) in [("ssh_host_ed25519_key", "board-host"), ("client", "puller"), ("stranger", "not allowed")] {
+        let made = try Board.host(["/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", "\(keys)/\(file)"])
+        try #require(made.status == 0, "ssh-keygen: \(made.stderr)")
+      }
+      try FileManager.default.copyItem(atPath: "\(keys)/client.pub", toPath: "\(keys)/authorized_keys")
+      let setup = try Board.run("sh board/virtual/guest-appliance.sh \(Board.binary) \(keys)", timeout: 300)
+      try #require(setup.status == 0, "guest-appliance.sh: \(setup.stdout) \(setup.stderr)")
+      _ = try? Board.kill("sshd")
+      try Board.spawn("sshd", ["/usr/sbin/sshd", "-D", "-e"])
+      try Board.waitFor("sshd to listen on 22 and 2222") {
+        let log = try Board.logs("sshd")
+        return log.contains("Server listening on 0.0.0.0 port 22.") && log.contains("Server listening on 0.0.0.0 port 2222.")
+      }
+      let ports = try ["22", "2222"].map { port in
+        let answer = try Board.host([Board.cli, "port", port])
+        try #require(answer.status == 0, "board port \(port): \(answer.stderr)")
+        return answer.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+      }
+      // The host key is known in advance: StrictHostKeyChecking proves we talk to the guest's sshd.
+      let hostKey = try String(contentsOfFile: "\(keys)/ssh_host_ed25519_key.pub", encoding: .utf8)
+        .split(separator: " ").prefix(2).joined(separator: " ")
+      try ports.map { "[127.0.0.1]:\($0) \(hostKey)\n" }.joined().write(
+        toFile: "\(keys)/known_hosts", atomically: true, encoding: .utf8)
+      return Puller(keys: keys, sftpPort: ports[0], rsyncPort: ports[1])
+    }
+
+    var sshOptions: [String] {
+      [
+        "-i", "\(keys)/client", "-o", "IdentitiesOnly=yes", "-o", "UserKnownHostsFile=\(keys)/known_hosts",
+        "-o", "StrictHostKeyChecking=yes", "-o", "BatchMode=yes", "-F", "/dev/null",
+      ]
+    }
+
+    /// A host program with a liveness deadline (a hung transfer fails the test rather than stalling it).
+    func host(_ arguments: [String], stdin: String? = nil) throws -> Board.Output {
+      if let stdin {
+        let batch = "\(keys)/batch-\(UUID().uuidString)"
+        try stdin.write(toFile: batch, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: batch) }
+        return try Board.host(["/bin/sh", "-c", "exec \"$@\" < \(batch)", "sh", "/usr/bin/timeout", "300"] + arguments)
+      }
+      return try Board.host(["/usr/bin/timeout", "300"] + arguments)
+    }
+
+    func ssh(port: String, _ options: [String], command: String? = nil) throws -> Board.Output {
+      try host(["/usr/bin/ssh"] + sshOptions + ["-p", port] + options + ["camera@127.0.0.1"] + (command.map { [$0] } ?? []), stdin: "")
+    }
+
+    func sftp(_ commands: String) throws -> Board.Output {
+      try host(["/usr/bin/sftp"] + sshOptions + ["-P", sftpPort, "-b", "-", "camera@127.0.0.1"], stdin: commands)
+    }
+
+    func scp(_ arguments: [String]) throws -> Board.Output {
+      try host(["/usr/bin/scp"] + sshOptions + ["-P", sftpPort] + arguments)
+    }
+
+    func rsync(_ arguments: [String]) throws -> Board.Output {
+      let shell = (["ssh"] + sshOptions + ["-p", rsyncPort]).joined(separator: " ")
+      return try host(["/usr/bin/rsync", "-e", shell] + arguments)
+    }
+
+    /// The whole roll, the way a person would pull it with each tool, into `destination`/TOOL.
+    func pullEverything(into destination: String) throws -> [(tool: String, result: Board.Output, folder: String)] {
+      try FileManager.default.createDirectory(atPath: destination, withIntermediateDirectories: true)
+      return [
+        ("scp", try scp(["-r", "camera@127.0.0.1:/roll", "\(destination)/scp"]), "\(destination)/scp"),
+        ("sftp", try sftp("get -R /roll \(destination)/sftp\n"), "\(destination)/sftp"),
+        ("rsync", try rsync(["-a", "camera@127.0.0.1:", "\(destination)/rsync/"]), "\(destination)/rsync"),
+      ]
+    }
+  }
+
+  /// Lines of a pull's stderr that are not about a hidden temporary: a whole-roll pull lists the hidden files
+  /// the service is writing, and may only fail on those (owner-only, so unreadable to `camera`, or gone by the
+  /// time it asks for them).
+  func unexplained(_ stderr: String) -> [String] {
+    let summaries = [
+      "rsync error: some files/attrs were not transferred", "rsync error: some files vanished",
+      "file has vanished", "some files vanished before they could be transferred", "sftp> get -R",
+    ]
+    return stderr.split(separator: "\n").map(String.init).filter { line in
+      !Puller.temporaries.contains { line.contains("/\($0)") } && !summaries.contains { line.contains($0) }
+    }
+  }
+
+  /// Every file under `folder`, relative to it.
+  func files(under folder: String) -> [String] {
+    (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).filter {
+      var isDirectory: ObjCBool = false
+      return FileManager.default.fileExists(atPath: "\(folder)/\($0)", isDirectory: &isDirectory) && !isDirectory.boolValue
+    }.sorted()
+  }
+
+  /// What is wrong with a pulled file, checked by peers that did not write it; nil when it is whole.
+  func problem(with path: String) throws -> String? {
+    let name = (path as NSString).lastPathComponent
+    if name.hasPrefix(".") {
+      return Puller.stateFiles.contains(name) && !path.contains("/DCIM/") ? nil : "a hidden file was pulled"
+    }
+    if name.hasSuffix(".JPG") {
+      let jpeginfo = try Board.host(["/usr/bin/jpeginfo", "-c", path])
+      let verdict = jpeginfo.stdout.split(whereSeparator: \.isWhitespace).last
+      return jpeginfo.status == 0 && verdict?.hasPrefix("OK") == true ? nil : "jpeginfo: \(jpeginfo.stdout)"
+    }
+    if name.hasSuffix(".MOV") {
+      let movie = try probeMovie(path)
+      return movie.codec == "mjpeg" && movie.frames > 1 && movie.ffmpeg.isEmpty
+        ? nil : "ffprobe/ffmpeg: \(movie.codec) \(movie.frames) frames: \(movie.ffmpeg)"
+    }
+    return "not an item of the roll"
+  }
+
+  @Test func theRollIsPulledWithScpSftpAndRsyncWhileStillsAndAMovieAreTakenAndNothingElseIsAllowed() throws {
+    let puller = try Puller.setUp()
+    defer { _ = try? Board.kill("sshd") }
+    let work = "\(Board.stateDirectory!)/pulled"
+    try? FileManager.default.removeItem(atPath: work)
+
+    // The service as the unit runs it, the restrictions applied by hand (no systemd in the guest): its own
+    // user and the groups sysusers.d gives it, umask 0027, no new privileges, no capabilities at all.
+    let template = try String(contentsOfFile: "\(Board.repository)/board/virtual/kioskcam.conf", encoding: .utf8)
+    let config = template.replacingOccurrences(of: "@ROLL@", with: Puller.roll)
+      .replacingOccurrences(of: "optional = display, mode-button", with: "optional = display, mode-button, movie-camera")
+      + "[movie]\nsize = 640x360\nframe-rate = 25\nmaximum-duration-s = 600\n"
+    try config.write(toFile: "\(Board.share!)/appliance.conf", atomically: true, encoding: .utf8)
+    let installed = try Board.run(
+      "install -m 0644 \(Board.share!)/appliance.conf /etc/kioskcam/kioskcam.conf && find \(Puller.roll) -mindepth 1 -delete")
+    try #require(installed.status == 0, "\(installed.stderr)")
+    _ = try? Board.kill("appliance", signal: "KILL")
+    // One string: the agent's own `sh -c` runs it, and exec leaves the service as the process it signals.
+    try Board.spawn("appliance", [
+      "umask 0027 && exec setpriv --reuid=kioskcam --regid=kioskcam --init-groups --no-new-privs --inh-caps=-all"
+        + " --bounding-set=-all -- /usr/bin/kioskcam run"
+    ])
+    defer { _ = try? Board.kill("appliance") }
+    try Board.waitFor("the service to be ready") { try Board.logs("appliance").contains("kioskcam: ready") }
+    let status = try Board.run("grep -E '^(Uid|Gid|Groups|NoNewPrivs|CapEff|CapBnd):' /proc/$(pidof kioskcam)/status").stdout
+    let ids = try Board.run("echo $(id -u kioskcam) $(id -g kioskcam) $(getent group video gpio | cut -d: -f3)").stdout
+      .split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+    try #require(ids.count == 4, "\(ids)")
+    #expect(status.contains("Uid:\t\(ids[0])\t\(ids[0])\t\(ids[0])\t\(ids[0])"), "\(status)")
+    #expect(status.contains("Gid:\t\(ids[1])\t\(ids[1])\t\(ids[1])\t\(ids[1])"), "\(status)")
+    let groups = status.split(separator: "\n").first { $0.hasPrefix("Groups:") }.map {
+      Set($0.dropFirst("Groups:".count).split(whereSeparator: \.isWhitespace).map(String.init))
+    }
+    #expect(groups == [ids[1], ids[2], ids[3]], "its own group, video and gpio only: \(status)")
+    #expect(status.contains("NoNewPrivs:\t1") && status.contains("CapEff:\t0000000000000000"))
+    #expect(status.contains("CapBnd:\t0000000000000000"), "\(status)")
+
+    // Stills every second through the control socket while the three tools pull the whole roll, round after round.
+    try Board.spawn("shooter", ["sh", "-c", "while :; do /usr/bin/kioskcam shutter; sleep 1; done"])
+    var pulls: [(round: String, tool: String, result: Board.Output, folder: String)] = []
+    for round in 1...2 {
+      pulls += try puller.pullEverything(into: "\(work)/stills-\(round)").map { ("stills-\(round)", $0.tool, $0.result, $0.folder) }
+    }
+    _ = try Board.kill("shooter")
+    let gpiochip = try Board.run("stat -c %G:%a /dev/gpiochip0").stdout
+    #expect(gpiochip == "gpio:660\n", "the shipped udev rule gave the chip to gpio: \(gpiochip)")
+    let stills = try Board.logs("appliance").components(separatedBy: "kioskcam: still DCIM/").count - 1
+    #expect(stills >= 3, "stills taken while pulling: \(stills)")
+
+    // A movie recording (its hidden .rec- file grows all along) while they pull again; then the service is
+    // stopped as systemd stops it, with SIGTERM, which must finish the movie first.
+    let start = try Board.run("/usr/bin/kioskcam mode movie && /usr/bin/kioskcam shutter")
+    #expect(start.status == 0, "\(start.stderr)")
+    try Board.waitFor("the recording") { try Board.logs("appliance").contains("kioskcam: movie recording") }
+    for round in 1...1 {
+      pulls += try puller.pullEverything(into: "\(work)/movie-\(round)").map { ("movie-\(round)", $0.tool, $0.result, $0.folder) }
+    }
+    let stopped = try Board.kill("appliance")
+    #expect(stopped.stdout.contains("exited 0"), "a clean stop: \(stopped.stdout) \(stopped.stderr)")
+    let serviceLog = try Board.logs("appliance")
+    #expect(serviceLog.contains("kioskcam: movie DCIM/"), "the stop finished the movie: \(serviceLog)")
+    pulls += try puller.pullEverything(into: "\(work)/after").map { ("after", $0.tool, $0.result, $0.folder) }
+
+    // What the roll holds now, by the guest's own reckoning: every pulled item must be one of these, byte for byte.
+    let sums = try Board.run("cd \(Puller.roll) && find DCIM -type f ! -name '.*' -exec sha256sum {} +").stdout
+    var published: [String: String] = [:]
+    for line in sums.split(separator: "\n") {
+      let parts = line.split(separator: " ", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+      if parts.count == 2 { published[parts[1]] = parts[0] }
+    }
+    #expect(published.keys.contains { $0.hasSuffix(".MOV") }, "\(published.keys.sorted())")
+    #expect(published.count == stills + 1, "\(published.keys.sorted())")
+
+    var sawRecordingRefused = false
+    for pull in pulls {
+      let label = "\(pull.tool) \(pull.round)"
+      sawRecordingRefused = sawRecordingRefused || pull.result.stderr.contains("/.rec-")
+      if pull.round == "after" {
+        #expect(pull.result.status == 0, "\(label): nothing hidden is being written any more: \(pull.result.stderr)")
+      } else {
+        #expect(unexplained(pull.result.stderr).isEmpty, "\(label): status \(pull.result.status): \(pull.result.stderr)")
+      }
+      let pulled = files(under: pull.folder)
+      #expect(pulled.contains { $0.hasSuffix(".JPG") }, "\(label) pulled stills: \(pulled)")
+      for file in pulled {
+        let path = "\(pull.folder)/\(file)"
+        if let problem = try problem(with: path) { Issue.record("\(label): \(file): \(problem)") }
+        guard !(file as NSString).lastPathComponent.hasPrefix(".") else { continue }
+        let sum = try Board.host(["/usr/bin/sha256sum", path]).stdout.split(separator: " ").first.map(String.init)
+        #expect(sum != nil && sum == published[file], "\(label): \(file) is the published file, byte for byte")
+      }
+      if pull.round == "after" {
+        #expect(Set(pulled.filter { !$0.hasPrefix(".") }) == Set(published.keys), "\(label): the whole roll")
+      }
+    }
+    print(
+      "appliance pulls: " + pulls.map { "\($0.tool) \($0.round) status \($0.result.status), \(files(under: $0.folder).count) files" }
+        .joined(separator: "; "))
+    // The recording's hidden file was there to be pulled, and every tool was turned away from it.
+    #expect(sawRecordingRefused, "a pull during the recording listed its .rec- file")
+
+    try checkRefusals(puller)
+  }
+
+  /// The camera account can pull and do nothing else: each attempt refused, with the tool's own words.
+  func checkRefusals(_ puller: Puller) throws {
+    let item = "/roll/DCIM/100KIOSK/IMG_0001.JPG"
+    let local = "\(puller.keys)/upload.txt"
+    try "not for the roll\n".write(toFile: local, atomically: true, encoding: .utf8)
+    let sftpRefusals: [(command: String, words: String)] = [
+      ("put \(local) /roll/DCIM/100KIOSK/upload.txt", "dest open \"/roll/DCIM/100KIOSK/upload.txt\": Permission denied"),
+      ("put \(local) /upload.txt", "dest open \"/upload.txt\": Permission denied"),
+      ("rm \(item)", "remote delete \(item): Permission denied"),
+      ("rename \(item) /roll/DCIM/100KIOSK/IMG_9999.JPG", "remote rename \"\(item)\" to \"/roll/DCIM/100KIOSK/IMG_9999.JPG\": Permission denied"),
+      ("mkdir /roll/DCIM/101KIOSK", "remote mkdir \"/roll/DCIM/101KIOSK\": Permission denied"),
+      ("chmod 666 \(item)", "remote setstat \"\(item)\": Permission denied"),
+      ("ln -s /etc/passwd /roll/passwd", "remote symlink file \"/etc/passwd\" to \"/roll/passwd\": Permission denied"),
+      ("get /etc/passwd \(puller.keys)/passwd", "File \"/etc/passwd\" not found."),
+      ("get ../../etc/passwd \(puller.keys)/passwd", "not found."),
+      ("get /etc/kioskcam/ssh/authorized_keys \(puller.keys)/passwd", "not found."),
+    ]
+    for refusal in sftpRefusals {
+      let result = try puller.sftp(refusal.command + "\n")
+      #expect(result.status == 1, "sftp \(refusal.command): \(result.status) \(result.stderr)")
+      #expect(result.stderr.contains(refusal.words), "sftp \(refusal.command): \(result.stderr)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: "\(puller.keys)/passwd"), "nothing from outside the roll arrived")
+    // The chroot: the account's whole world is the roll.
+    let listing = try puller.sftp("ls -a /\n")
+    #expect(listing.status == 0 && listing.stdout.contains("/roll"), "\(listing.stdout) \(listing.stderr)")
+    #expect(!listing.stdout.contains("/etc") && !listing.stdout.contains("/usr"), "\(listing.stdout)")
+
+    let scpUp = try puller.scp([local, "camera@127.0.0.1:/roll/"])
+    #expect(scpUp.status == 1 && scpUp.stderr.contains("dest open \"/roll/upload.txt\": Permission denied"), "\(scpUp.stderr)")
+    // Legacy scp asks to run a command: it meets the forced SFTP server instead.
+    let legacy = try puller.scp(["-O", "camera@127.0.0.1:\(item)", "\(puller.keys)/legacy.jpg"])
+    #expect(legacy.status != 0 && !FileManager.default.fileExists(atPath: "\(puller.keys)/legacy.jpg"), "\(legacy.stderr)")
+
+    let rsyncRefusals: [(arguments: [String], words: String)] = [
+      ([local, "camera@127.0.0.1:"], "rrsync error: sending to read-only server is not allowed"),
+      (["-a", "--remove-source-files", "camera@127.0.0.1:DCIM/", "\(puller.keys)/rsync-remove/"],
+       "rrsync error: option --remove-source-files has been disabled on this server"),
+      (["-a", "--delete", local, "camera@127.0.0.1:DCIM/"], "rrsync error: sending to read-only server is not allowed"),
+      (["camera@127.0.0.1:../../../etc/passwd", "\(puller.keys)/passwd"], "rrsync error: do not use .. in arg"),
+      (["camera@127.0.0.1:/etc/passwd", "\(puller.keys)/passwd"], "No such file or directory"),
+    ]
+    for refusal in rsyncRefusals {
+      let result = try puller.rsync(refusal.arguments)
+      #expect(result.status == 12, "rsync \(refusal.arguments): \(result.status) \(result.stderr)")
+      #expect(result.stderr.contains(refusal.words), "rsync \(refusal.arguments): \(result.stderr)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: "\(puller.keys)/passwd"), "nothing from outside the roll arrived")
+    let intact = try Board.run("test -f \(Puller.roll)/DCIM/100KIOSK/IMG_0001.JPG && ! ls -a \(Puller.roll) \(Puller.roll)/DCIM/100KIOSK | grep -q upload")
+    #expect(intact.status == 0, "the roll is as the service left it")
+
+    // No shell on either port, no terminal, no forwarding either way.
+    let shell22 = try puller.ssh(port: puller.sftpPort, [], command: "id")
+    #expect(shell22.status == 1 && shell22.stdout.contains("This service allows sftp connections only."), "\(shell22.stdout)")
+    #expect(!shell22.stdout.contains("uid="))
+    let shell2222 = try puller.ssh(port: puller.rsyncPort, [], command: "id")
+    #expect(shell2222.status == 1 && shell2222.stderr.contains("rrsync error: SSH_ORIGINAL_COMMAND does not run rsync"), "\(shell2222.stderr)")
+    #expect(!shell2222.stdout.contains("uid="))
+    let escape = try puller.ssh(port: puller.rsyncPort, [], command: "rsync --server --sender . /; id")
+    #expect(escape.status != 0 && !escape.stdout.contains("uid="), "\(escape.stdout) \(escape.stderr)")
+    for port in [puller.sftpPort, puller.rsyncPort] {
+      let tty = try puller.ssh(port: port, ["-tt"])
+      #expect(tty.stderr.contains("PTY allocation request failed"), "\(tty.status) \(tty.stderr)")
+      let local = try puller.ssh(port: port, ["-W", "127.0.0.1:22"])
+      #expect(local.status == 255 && local.stderr.contains("administratively prohibited"), "\(local.stderr)")
+      let remote = try puller.ssh(port: port, ["-N", "-o", "ExitOnForwardFailure=yes", "-R", "0:127.0.0.1:22"])
+      #expect(remote.status == 255 && remote.stderr.contains("remote port forwarding failed"), "\(remote.stderr)")
+    }
+    // Only the key opens the account.
+    let stranger = try puller.host(
+      ["/usr/bin/ssh"] + puller.sshOptions.map { $0 == "\(puller.keys)/client" ? "\(puller.keys)/stranger" : $0 }
+        + ["-p", puller.sftpPort, "camera@127.0.0.1", "true"])
+    #expect(stranger.status == 255 && stranger.stderr.contains("Permission denied (publickey)"), "\(stranger.stderr)")
+  }
+}
