@@ -137,6 +137,12 @@ public enum JPEGDecoder {
     return (Int(width), Int(height), Int(subsampling))
   }
 
+  public static func header(_ jpeg: UnsafeRawBufferPointer) throws(JPEGError) -> (width: Int, height: Int, subsampling: Int) {
+    let base = jpeg.baseAddress?.assumingMemoryBound(to: UInt8.self)
+    let (width, height, subsampling) = try TurboHandle(compressing: false).header(base, count: jpeg.count)
+    return (Int(width), Int(height), Int(subsampling))
+  }
+
   /// Decodes to XRGB8888 (TurboJPEG's BGRX: one little-endian 0x00RRGGBB word a pixel) at the largest DCT
   /// scale that still covers `targetWidth` x `targetHeight`: the review picture and the MJPEG preview, which
   /// the preview scaler then fits the rest of the way.

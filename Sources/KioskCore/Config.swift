@@ -97,6 +97,12 @@ public struct Config: Sendable, Equatable {
     public var size = Size(width: 640, height: 360)
     public var frameRate = 25
   }
+  public struct Review: Sendable, Equatable {
+    /// Review mode with no press (and no movie playing) for this long returns to the live picture.
+    public var idle = Duration.seconds(60)
+    /// Whether a long press on cancel, confirmed with shutter, deletes the item on screen.
+    public var allowDelete = false
+  }
   public struct Roll: Sendable, Equatable {
     public var path = "/var/lib/kioskcam/roll"
     /// The five characters after the folder number: `100KIOSK`.
@@ -127,6 +133,7 @@ public struct Config: Sendable, Equatable {
   public var outputs = Outputs()
   public var capture = Capture()
   public var movie = Movie()
+  public var review = Review()
   public var roll = Roll()
   public var control = Control()
   public var capabilities = Capabilities()
@@ -265,6 +272,10 @@ extension Config {
       "jpeg-quality": { config, value in setInteger(&config.capture.jpegQuality, value, in: 1...100) },
       "countdown-s": { config, value in setDuration(&config.capture.countdown, value, unit: .seconds(1), in: 0...30) },
       "review-s": { config, value in setDuration(&config.capture.review, value, unit: .seconds(1), in: 0...60) },
+    ],
+    "review": [
+      "idle-s": { config, value in setDuration(&config.review.idle, value, unit: .seconds(1), in: 1...3600) },
+      "allow-delete": { config, value in setBoolean(&config.review.allowDelete, value) },
     ],
     "control": [
       "socket": { config, value in setPath(&config.control.socket, value, keywords: []) },

@@ -45,6 +45,9 @@ import Testing
       [movie]
       size = 1280x720
       frame-rate = 12
+      [review]
+      idle-s = 15
+      allow-delete = yes
       [roll]
       path = /srv/roll
       folder-suffix = BOOTH
@@ -71,6 +74,8 @@ import Testing
     #expect(config.display.missingMessage == .seconds(3))
     #expect(config.movie.size == Size(width: 1280, height: 720))
     #expect(config.movie.frameRate == 12)
+    #expect(config.review.idle == .seconds(15))
+    #expect(config.review.allowDelete)
     #expect(config.roll.reserveMegabytes == 500)
     #expect(config.roll.mount == .label("KIOSKROLL"))
     #expect(config.capabilities.required == [.stillCamera, .display])

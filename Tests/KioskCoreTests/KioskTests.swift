@@ -169,16 +169,19 @@ import Testing
     #expect(onlyStills.mode == .still)
 
     var all = kiosk(movies: true)
+    let photo = RollEntry(path: "DCIM/100KIOSK/IMG_0001.JPG")!
+    _ = all.handle(.roll([photo], at: ms(0)))
     _ = click(&all, .mode, at: 0)
     #expect(all.mode == .movie)
     _ = click(&all, .mode, at: 1000)
     #expect(all.mode == .review)
-    #expect(all.screen == .browsing)
+    #expect(all.screen == .browsing(BrowseView(item: photo, position: 1, count: 1)))
     _ = click(&all, .mode, at: 2000)
     #expect(all.mode == .still)
 
     var noMovies = kiosk()
     _ = noMovies.handle(.available([.still, .review], at: ms(0)))
+    _ = noMovies.handle(.roll([photo], at: ms(0)))
     _ = click(&noMovies, .mode, at: 0)
     #expect(noMovies.mode == .review)
   }
