@@ -846,6 +846,10 @@ public final class KioskService {
       handle(.saveFailed(reason: reason, at: now()))
     case .viewed(let item):
       if loading == item.path { loading = nil }
+      let picture = item.fitted
+      log(
+        "review \(item.path): \(picture.sourceWidth)x\(picture.sourceHeight) decoded at 1/\(picture.picture.denominator)"
+          + " to \(picture.picture.width)x\(picture.picture.height), shown at \(picture.scaler.target)")
       guard case .browsing(let view) = kiosk.screen, view.item.path == item.path else { return }
       viewed = item
       browse(view)

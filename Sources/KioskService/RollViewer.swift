@@ -13,6 +13,9 @@ import MediaFiles
 public struct FittedPicture: Sendable {
   public let picture: XRGBImage
   public let scaler: PreviewScaler
+  /// The file's own size, before the DCT scale.
+  public let sourceWidth: Int
+  public let sourceHeight: Int
 
   /// Decodes `jpeg` at the largest DCT scale that still covers the rectangle it fills on a `screenWidth` x
   /// `screenHeight` panel turned by `orientation`: a 12-megapixel photo on a 1280x800 screen decodes at 1/2 or
@@ -28,7 +31,8 @@ public struct FittedPicture: Sendable {
     return FittedPicture(
       picture: picture,
       scaler: PreviewScaler(
-        sourceWidth: picture.width, sourceHeight: picture.height, target: target, orientation: orientation))
+        sourceWidth: picture.width, sourceHeight: picture.height, target: target, orientation: orientation),
+      sourceWidth: header.width, sourceHeight: header.height)
   }
 
   /// Letterbox bars black, the picture in its rectangle.
