@@ -175,4 +175,22 @@ public struct XRGBImage: Sendable {
   public let denominator: Int
   public var pixels: [UInt8]
   public var stride: Int { width * 4 }
+
+  public init(width: Int, height: Int, denominator: Int, pixels: [UInt8]) {
+    precondition(pixels.count >= width * height * 4, "XRGB pixels shorter than the size")
+    self.width = width
+    self.height = height
+    self.denominator = denominator
+    self.pixels = pixels
+  }
+
+  /// The pixels of `rect`, as a picture of their own.
+  public func cropped(to rect: PixelRect) -> XRGBImage {
+    var out = [UInt8](repeating: 0, count: rect.width * rect.height * 4)
+    for row in 0..<rect.height {
+      let from = ((rect.y + row) * width + rect.x) * 4
+      out.replaceSubrange(row * rect.width * 4..<(row + 1) * rect.width * 4, with: pixels[from..<from + rect.width * 4])
+    }
+    return XRGBImage(width: rect.width, height: rect.height, denominator: denominator, pixels: out)
+  }
 }

@@ -845,6 +845,15 @@ public final class KioskService {
       statistics.saveFailures += 1
       handle(.saveFailed(reason: reason, at: now()))
     case .viewed(let item):
+      guard item.full else {
+        // The thumbnail, unless the photo itself is already on screen.
+        guard case .browsing(let view) = kiosk.screen, view.item.path == item.path, viewed?.path != item.path else {
+          return
+        }
+        viewed = item
+        browse(view)
+        return
+      }
       if loading == item.path { loading = nil }
       let picture = item.fitted
       log(
@@ -938,7 +947,8 @@ public final class KioskService {
       viewer.async {
         do {
           let item = try RollViewer.load(
-            entry, root: roll.root, screenWidth: width, screenHeight: height, orientation: orientation)
+            entry, root: roll.root, screenWidth: width, screenHeight: height, orientation: orientation
+          ) { results.post(.viewed($0)) }
           results.post(.viewed(item))
         } catch {
           results.post(.viewFailed(path: entry.path, reason: "\(error)"))

@@ -35,6 +35,25 @@ public struct FittedPicture: Sendable {
       sourceWidth: header.width, sourceHeight: header.height)
   }
 
+  /// A photo's Exif thumbnail, shown in the place the photo will take while the photo decodes. DCF thumbnails
+  /// are 160x120 with black bars for other shapes: only the part the photo fills is used.
+  public static func thumbnail(
+    _ jpeg: UnsafeRawBufferPointer, of width: Int, _ height: Int, screenWidth: Int, screenHeight: Int,
+    orientation: PreviewOrientation
+  ) throws(JPEGError) -> FittedPicture {
+    let header = try JPEGDecoder.header(jpeg)
+    let small = try JPEGDecoder.decodeXRGB(jpeg, covering: header.width, header.height)
+    let inner = PixelRect.aspectFit(sourceWidth: width, sourceHeight: height, into: small.width, small.height)
+    let picture = small.cropped(to: inner)
+    let (fitWidth, fitHeight) = orientation.swapsAxes ? (height, width) : (width, height)
+    let target = PixelRect.aspectFit(sourceWidth: fitWidth, sourceHeight: fitHeight, into: screenWidth, screenHeight)
+    return FittedPicture(
+      picture: picture,
+      scaler: PreviewScaler(
+        sourceWidth: picture.width, sourceHeight: picture.height, target: target, orientation: orientation),
+      sourceWidth: width, sourceHeight: height)
+  }
+
   /// Letterbox bars black, the picture in its rectangle.
   public func draw(into pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, stride: Int) {
     scaler.clearBorders(pixels, width: width, height: height, destinationStride: stride)
@@ -52,6 +71,8 @@ struct ViewedItem: Sendable {
   let date: String
   /// A movie's sample table; nil for a still.
   let movie: MovieIndex?
+  /// False for a photo's Exif thumbnail, shown until the photo itself is decoded.
+  var full = true
 }
 
 /// Reading the roll for review mode; runs on a worker, never on the loop.
@@ -67,8 +88,11 @@ enum RollViewer {
     return entries
   }
 
+  /// Reads and decodes `entry`; a photo with an Exif thumbnail is handed to `early` first, so something is on
+  /// screen in a few milliseconds whatever the photo's size.
   static func load(
-    _ entry: RollEntry, root: String, screenWidth: Int, screenHeight: Int, orientation: PreviewOrientation
+    _ entry: RollEntry, root: String, screenWidth: Int, screenHeight: Int, orientation: PreviewOrientation,
+    early: (ViewedItem) -> Void = { _ in }
   ) throws -> ViewedItem {
     let path = "\(root)/\(entry.path)"
     let file = try OwnedFD(opening: path, flags: O_RDONLY | O_CLOEXEC)
@@ -77,6 +101,15 @@ enum RollViewer {
     switch entry.kind {
     case .still:
       let bytes = try file.readToEnd()
+      if let range = ExifThumbnail.range(in: bytes), let header = try? JPEGDecoder.header(bytes),
+        let thumbnail = try? bytes[range].withUnsafeBytes({ (jpeg) throws(JPEGError) in
+          try FittedPicture.thumbnail(
+            jpeg, of: header.width, header.height, screenWidth: screenWidth, screenHeight: screenHeight,
+            orientation: orientation)
+        })
+      {
+        early(ViewedItem(path: entry.path, fitted: thumbnail, date: date, movie: nil, full: false))
+      }
       let fitted = try bytes.withUnsafeBytes { (jpeg) throws(JPEGError) in
         try FittedPicture.decode(jpeg, screenWidth: screenWidth, screenHeight: screenHeight, orientation: orientation)
       }

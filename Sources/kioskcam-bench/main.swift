@@ -314,7 +314,7 @@ for (width, height, frames) in [(1280, 720, 150), (1920, 1080, 100)] {
 print("ours: YUYV frames through MovieRecorder into a finished, published .MOV; ffmpeg: the same frame looped,")
 print("yuyv422 to full-range 4:2:2 MJPEG at -q:v 2, into a .mov. Ratios above 1 mean ours is faster.")
 
-enum BenchFailure: Error { case lostFrames }
+enum BenchFailure: Error { case lostFrames, noThumbnail }
 
 extension String {
   func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
