@@ -24,8 +24,8 @@ enum WorkerResult: Sendable {
   /// A roll item read and decoded for review mode, or why it could not be.
   case viewed(ViewedItem)
   case viewFailed(path: String, reason: String)
-  /// The roll changed on the worker's side (a delete): list it again.
-  case rollChanged
+  /// A delete on the writer finished (or failed): list the roll again.
+  case rollChanged(deleted: String)
 }
 
 /// Frames the camera delivered that could not be saved, by why; counted, logged the first time, summed at stop.
@@ -100,6 +100,8 @@ public final class KioskService {
   private var playbackTimer: LoopTimer?
   /// The listing the kiosk last got, so an unchanged roll is not sent again every few seconds.
   private var listed: [RollEntry]?
+  /// Items being deleted on the writer: a listing taken meanwhile must not bring them back.
+  private var deleting: Set<String> = []
 
   /// A movie playing: its file, its index, and when its first frame was shown (CLOCK_MONOTONIC).
   final class Playback {
@@ -371,7 +373,8 @@ public final class KioskService {
   /// Tells the kiosk what the roll holds now, when that changed.
   private func listRoll() {
     guard let roll else { return }
-    let entries = RollViewer.entries(root: roll.root).sorted { ($0.number, $0.path) < ($1.number, $1.path) }
+    let entries = RollViewer.entries(root: roll.root).filter { !deleting.contains($0.path) }
+      .sorted { ($0.number, $0.path) < ($1.number, $1.path) }
     guard entries != listed else { return }
     listed = entries
     handle(.roll(entries, at: now()))
@@ -651,6 +654,7 @@ public final class KioskService {
       case .deleteItem(let name):
         guard let roll else { break }
         if viewed?.path == name { viewed = nil }
+        deleting.insert(name)
         let results = results
         writer.async {
           do {
@@ -658,7 +662,7 @@ public final class KioskService {
           } catch {
             log("delete \(name): \(error)")
           }
-          results.post(.rollChanged)
+          results.post(.rollChanged(deleted: name))
         }
       case .startMovie(let time):
         startMovie(at: time)
@@ -867,7 +871,8 @@ public final class KioskService {
       if loading == path { loading = nil }
       log("review: \(path) not shown: \(reason)")
       return
-    case .rollChanged:
+    case .rollChanged(let deleted):
+      deleting.remove(deleted)
       listRoll()
     }
     checkStorage()
