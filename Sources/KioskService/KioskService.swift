@@ -26,6 +26,8 @@ enum WorkerResult: Sendable {
   case viewFailed(path: String, reason: String)
   /// A delete on the writer finished (or failed): list the roll again.
   case rollChanged(deleted: String)
+  /// The roll's items as the writer listed them.
+  case rollListed([RollEntry])
 }
 
 /// Frames the camera delivered that could not be saved, by why; counted, logged the first time, summed at stop.
@@ -328,7 +330,7 @@ public final class KioskService {
         log("roll \(roll.root), next \(roll.next.map { "\($0.folderName(suffix: roll.suffix))/\($0.fileName(.still))" } ?? "none")")
       }
       log("control socket \(config.control.socket)")
-      listRoll()
+      listRoll(atOnce: true)
       handle(.available(availableModes(), at: now()))
       checkStorage()
       supervisor = try Supervisor(loop: loop, cameraStreaming: camera != nil)
@@ -370,11 +372,18 @@ public final class KioskService {
     return modes
   }
 
-  /// Tells the kiosk what the roll holds now, when that changed.
-  private func listRoll() {
+  /// Lists the roll on the writer (a folder on slow or network storage never stalls the loop), behind any
+  /// save or delete already queued there; at start, at once, so review is offered from the first press.
+  private func listRoll(atOnce: Bool = false) {
     guard let roll else { return }
-    let entries = RollViewer.entries(root: roll.root).filter { !deleting.contains($0.path) }
-      .sorted { ($0.number, $0.path) < ($1.number, $1.path) }
+    if atOnce { return rollListed(RollViewer.entries(root: roll.root)) }
+    let results = results
+    writer.async { results.post(.rollListed(RollViewer.entries(root: roll.root))) }
+  }
+
+  /// Tells the kiosk what the roll holds now, when that changed.
+  private func rollListed(_ found: [RollEntry]) {
+    let entries = found.filter { !deleting.contains($0.path) }.sorted { ($0.number, $0.path) < ($1.number, $1.path) }
     guard entries != listed else { return }
     listed = entries
     handle(.roll(entries, at: now()))
@@ -874,6 +883,10 @@ public final class KioskService {
     case .rollChanged(let deleted):
       deleting.remove(deleted)
       listRoll()
+      return
+    case .rollListed(let entries):
+      rollListed(entries)
+      return
     }
     checkStorage()
   }
