@@ -137,3 +137,39 @@ extension CameraRoll {
     return items.sorted { ($0.0, $0.1.file) < ($1.0, $1.1.file) }.map(\.1)
   }
 }
+
+extension CameraRoll {
+  /// Review mode's delete: the item, then its record, so that `roll list` and the records file stop naming it.
+  /// The number stays used (the counter never goes back).
+  public func delete(_ relativePath: String) throws(RollError) {
+    try discard(relativePath)
+    try removeRecords(of: relativePath)
+  }
+
+  /// Rewrites the records file without the lines of `file`: a new file beside it, fsynced, renamed over it,
+  /// the folder fsynced, so a crash leaves the old file or the new one, never half of one.
+  func removeRecords(of file: String) throws(RollError) {
+    try records.withLock { (_) throws(RollError) in
+      guard let old = try? OwnedFD(opening: "\(root)/\(Self.recordsFile)", flags: O_RDONLY),
+        let bytes = try? old.readToEnd()
+      else { return }
+      let decoder = JSONDecoder()
+      let lines = bytes.split(separator: 0x0A)
+      let kept = lines.filter { (try? decoder.decode(ItemRecord.self, from: Data($0)))?.file != file }
+      guard kept.count != lines.count else { return }
+      do throws(SystemCallError) {
+        let directory = try Directory(path: root)
+        let temporary = "\(Self.recordsFile).new"
+        try? directory.remove(temporary)
+        let new = try directory.createExclusive(temporary)
+        try new.writeAll(kept.flatMap { Array($0) + [0x0A] })
+        try new.sync()
+        try new.close()
+        try systemCall("rename records") { rename("\(root)/\(temporary)", "\(root)/\(Self.recordsFile)") }
+        try directory.sync()
+      } catch {
+        throw .io(error)
+      }
+    }
+  }
+}

@@ -137,6 +137,12 @@ public enum JPEGDecoder {
     return (Int(width), Int(height), Int(subsampling))
   }
 
+  public static func header(_ jpeg: UnsafeRawBufferPointer) throws(JPEGError) -> (width: Int, height: Int, subsampling: Int) {
+    let base = jpeg.baseAddress?.assumingMemoryBound(to: UInt8.self)
+    let (width, height, subsampling) = try TurboHandle(compressing: false).header(base, count: jpeg.count)
+    return (Int(width), Int(height), Int(subsampling))
+  }
+
   /// Decodes to XRGB8888 (TurboJPEG's BGRX: one little-endian 0x00RRGGBB word a pixel) at the largest DCT
   /// scale that still covers `targetWidth` x `targetHeight`: the review picture and the MJPEG preview, which
   /// the preview scaler then fits the rest of the way.
@@ -169,4 +175,22 @@ public struct XRGBImage: Sendable {
   public let denominator: Int
   public var pixels: [UInt8]
   public var stride: Int { width * 4 }
+
+  public init(width: Int, height: Int, denominator: Int, pixels: [UInt8]) {
+    precondition(pixels.count >= width * height * 4, "XRGB pixels shorter than the size")
+    self.width = width
+    self.height = height
+    self.denominator = denominator
+    self.pixels = pixels
+  }
+
+  /// The pixels of `rect`, as a picture of their own.
+  public func cropped(to rect: PixelRect) -> XRGBImage {
+    var out = [UInt8](repeating: 0, count: rect.width * rect.height * 4)
+    for row in 0..<rect.height {
+      let from = ((rect.y + row) * width + rect.x) * 4
+      out.replaceSubrange(row * rect.width * 4..<(row + 1) * rect.width * 4, with: pixels[from..<from + rect.width * 4])
+    }
+    return XRGBImage(width: rect.width, height: rect.height, denominator: denominator, pixels: out)
+  }
 }

@@ -111,6 +111,12 @@ public struct Config: Sendable, Equatable {
     /// Frame size and JPEG quality of what is recorded (`videoQuality`).
     public var quality = MovieQuality.high
   }
+  public struct Review: Sendable, Equatable {
+    /// Review mode with no press (and no movie playing) for this long returns to the live picture.
+    public var idle = Duration.seconds(60)
+    /// Whether a long press on cancel, confirmed with shutter, deletes the item on screen.
+    public var allowDelete = false
+  }
   public struct Roll: Sendable, Equatable {
     public var path = "/var/lib/kioskcam/roll"
     /// The five characters after the folder number: `100KIOSK`.
@@ -141,6 +147,7 @@ public struct Config: Sendable, Equatable {
   public var outputs = Outputs()
   public var capture = Capture()
   public var movie = Movie()
+  public var review = Review()
   public var roll = Roll()
   public var control = Control()
   public var capabilities = Capabilities()
@@ -304,6 +311,10 @@ extension Config {
       "review-s": { config, value in setDuration(&config.capture.review, value, unit: .seconds(1), in: 0...60) },
       "zoom-maximum": { config, value in setZoomFactor(&config.capture.zoomMaximum, value, in: 100...800) },
       "zoom-step": { config, value in setZoomFactor(&config.capture.zoomStep, value, in: 5...700) },
+    ],
+    "review": [
+      "idle-s": { config, value in setDuration(&config.review.idle, value, unit: .seconds(1), in: 1...3600) },
+      "allow-delete": { config, value in setBoolean(&config.review.allowDelete, value) },
     ],
     "control": [
       "socket": { config, value in setPath(&config.control.socket, value, keywords: []) },

@@ -15,11 +15,15 @@ public struct KioskSettings: Sendable, Equatable {
   public var flashForMovies: Bool
   /// How many cameras the `camera` button cycles through; with one, the button does nothing.
   public var cameras: Int
+  /// Review mode with no button pressed (and no movie playing) for this long goes back to the live picture.
+  public var browseIdle: Duration
+  /// Whether review mode may delete (long press on cancel, then shutter to confirm).
+  public var allowDelete: Bool
 
   public init(
     gestures: GestureTiming, countdown: Duration = .zero, review: Duration = .zero,
     movieMaximum: Duration = .seconds(600), messageTime: Duration = .seconds(3), flashLead: Duration? = nil,
-    flashForMovies: Bool = false, cameras: Int = 1
+    flashForMovies: Bool = false, cameras: Int = 1, browseIdle: Duration = .seconds(60), allowDelete: Bool = false
   ) {
     self.cameras = cameras
     self.flashLead = flashLead
@@ -29,6 +33,8 @@ public struct KioskSettings: Sendable, Equatable {
     self.review = review
     self.movieMaximum = movieMaximum
     self.messageTime = messageTime
+    self.browseIdle = browseIdle
+    self.allowDelete = allowDelete
   }
 }
 
@@ -51,7 +57,15 @@ public struct Kiosk: Sendable {
 
   public let settings: KioskSettings
   public private(set) var mode = KioskMode.still
-  public private(set) var available: Set<KioskMode> = [.still]
+  /// What the service can offer; review also needs something in the roll to show.
+  private var offered: Set<KioskMode> = [.still]
+  public var available: Set<KioskMode> {
+    browser.isEmpty ? offered.subtracting([.review]) : offered
+  }
+  /// The roll, newest first, and the item review mode shows.
+  public private(set) var browser = RollBrowser()
+  /// Review mode's state: a movie playing, a delete being confirmed, and the last press (for the idle timeout).
+  private var browse = (playing: false, confirmingDelete: false, lastInput: Instant(nanoseconds: 0))
   public private(set) var screen = Screen.live(.still)
   public private(set) var cameraAvailable = true
   /// Free space is below the reserve: stills and movies are refused before the disk fills, so the last
@@ -92,6 +106,7 @@ public struct Kiosk: Sendable {
     case .idle, .capturing:
       break
     }
+    if let idle = browseIdleDeadline { deadlines.append(idle) }
     return deadlines.min()
   }
 
@@ -137,8 +152,14 @@ public struct Kiosk: Sendable {
         actions.append(.stopMovie(at: time))
       }
     case .available(let modes, let time):
-      available = modes
+      offered = modes
       if !available.contains(mode), available.contains(.still) { actions += switchMode(to: .still, at: time) }
+    case .roll(let entries, let time):
+      browser.update(entries)
+      if mode == .review, browser.isEmpty { actions += [.log("review: the roll is empty")] + leaveReview(at: time) }
+    case .playbackEnded:
+      browse.playing = false
+      browse.lastInput = max(browse.lastInput, event.time)
     case .cameraLost(let reason, let time):
       cameraAvailable = false
       recentFrames.removeAll()
@@ -159,7 +180,7 @@ public struct Kiosk: Sendable {
           actions += [.stopMovie(at: time), .log("movie stopped: storage full")]
         }
       }
-    case .roll(let present, let detail, let time):
+    case .rollStorage(let present, let detail, let time):
       if present != rollAvailable {
         rollAvailable = present
         actions += [.log(present ? "storage back: \(detail)" : "storage lost: \(detail)")]
@@ -184,6 +205,7 @@ public struct Kiosk: Sendable {
   }
 
   private mutating func acted(on gesture: Gesture) -> [Action] {
+    if mode == .review, let actions = browsing(gesture) { return actions }
     switch gesture {
     case .down(.shutter, let time):
       return shutter(at: time)
@@ -208,6 +230,64 @@ public struct Kiosk: Sendable {
     }
   }
 
+  /// Review mode's buttons: shutter short = older, shutter long = newer, cancel short = play or stop a movie,
+  /// cancel long = delete (when allowed; shutter confirms, anything else keeps it). Nil: not review's business
+  /// (the mode button).
+  private mutating func browsing(_ gesture: Gesture) -> [Action]? {
+    switch gesture {
+    case .down(let role, let time), .up(let role, let time):
+      guard role != .mode else { return nil }
+      browse.lastInput = max(browse.lastInput, time)
+      return []
+    case .shortPress(.mode, _), .longPress(.mode, _), .chord:
+      return nil
+    default:
+      break
+    }
+    if case .longPress(_, let time) = gesture { browse.lastInput = max(browse.lastInput, time) }
+    guard let current = browser.current else { return [] }
+    if browse.confirmingDelete {
+      browse.confirmingDelete = false
+      guard case .shortPress(.shutter, _) = gesture else { return [.log("delete of \(current.path) cancelled")] }
+      browser.remove(current.path)
+      var actions: [Action] = [.deleteItem(current.path), .log("deleted \(current.path)")]
+      if browser.isEmpty { actions += leaveReview(at: now) }
+      return actions
+    }
+    switch gesture {
+    case .shortPress(.shutter, _):
+      browse.playing = false
+      browser.older()
+    case .longPress(.shutter, _):
+      browse.playing = false
+      browser.newer()
+    case .shortPress(.cancel, _):
+      guard current.kind == .movie else { return [] }
+      browse.playing.toggle()
+    case .longPress(.cancel, _):
+      guard settings.allowDelete else { return [.log("delete from the kiosk is off ([review] allow-delete)")] }
+      browse.playing = false
+      browse.confirmingDelete = true
+    default:
+      break
+    }
+    return []
+  }
+
+  /// Back to the live picture: the idle timeout, or nothing left to show.
+  private mutating func leaveReview(at time: Instant) -> [Action] {
+    guard let home = [KioskMode.still, .movie].first(where: { available.contains($0) }) else {
+      browse.lastInput = time  // nowhere to go: wait another idle period rather than tick at once
+      return []
+    }
+    return switchMode(to: home, at: time)
+  }
+
+  private var browseIdleDeadline: Instant? {
+    guard mode == .review, !browse.playing else { return nil }
+    return browse.lastInput + settings.browseIdle
+  }
+
   private mutating func shutter(at time: Instant) -> [Action] {
     switch (mode, activity) {
     case (_, .reviewingPhoto):
@@ -216,6 +296,16 @@ public struct Kiosk: Sendable {
     case (.still, .countingDown):
       activity = .idle
       return [.log("countdown cancelled")]
+    case (.review, .idle):
+      // Only the control socket gets here (the shutter button browses): a still taken while someone reviews
+      // joins the list, and the screen stays on the item being looked at.
+      guard cameraAvailable else { return refuse("camera not available") }
+      guard !storageFull else { return refuse("storage full") }
+      guard offered.contains(.still) else { return refuse("stills are not available (no camera roll)") }
+      guard savesInFlight < Self.maximumSavesInFlight else {
+        return refuse("\(savesInFlight) stills still being saved")
+      }
+      return capture(pressedAt: time)
     case (.still, .idle):
       guard cameraAvailable else { return refuse("camera not available") }
       guard rollAvailable else { return refuse("storage not available") }
@@ -270,6 +360,10 @@ public struct Kiosk: Sendable {
     if case .recording = activity { actions.append(.stopMovie(at: time)) }
     activity = .idle
     mode = wanted
+    if wanted == .review {
+      browser.selectNewest()
+      browse = (playing: false, confirmingDelete: false, lastInput: time)
+    }
     return actions + [.log("mode \(wanted.rawValue)")]
   }
 
@@ -355,6 +449,9 @@ public struct Kiosk: Sendable {
     default:
       break
     }
+    if let idle = browseIdleDeadline, now >= idle {
+      actions += [.log("review idle for \(settings.browseIdle): back to the live picture")] + leaveReview(at: idle)
+    }
     return actions
   }
 
@@ -391,7 +488,15 @@ public struct Kiosk: Sendable {
         newScreen = .countdown(secondsLeft: Self.secondsLeft(until: until, now: now))
       case .reviewingPhoto(let name, _): newScreen = .reviewingPhoto(name)
       case .recording(let since, let until): newScreen = .recording(since: since, until: until)
-      case .idle, .capturing: newScreen = mode == .review ? .browsing : .live(mode)
+      case .idle, .capturing:
+        if mode == .review, let item = browser.current {
+          newScreen = .browsing(
+            BrowseView(
+              item: item, position: browser.position, count: browser.items.count, playing: browse.playing,
+              confirmingDelete: browse.confirmingDelete))
+        } else {
+          newScreen = .live(mode)
+        }
       }
     }
     var actions: [Action] = []

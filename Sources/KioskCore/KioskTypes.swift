@@ -36,8 +36,8 @@ public enum Screen: Sendable, Equatable {
   case reviewingPhoto(String)
   /// Recording since the instant, stopping by itself at the limit.
   case recording(since: Instant, until: Instant)
-  /// Browsing the roll (review mode).
-  case browsing
+  /// Browsing the roll (review mode): one item full screen.
+  case browsing(BrowseView)
   /// A full-screen state in plain words: "Camera not available", "Storage full", "Save failed".
   case message(String)
 }
@@ -63,14 +63,19 @@ public enum Event: Sendable, Equatable {
   /// Free space on the roll went below the configured reserve (`full`), or came back above it.
   case storage(full: Bool, detail: String, at: Instant)
   /// The roll's storage went away (unmounted, pulled, read-only, its folder gone), or came back.
-  case roll(available: Bool, detail: String, at: Instant)
+  case rollStorage(available: Bool, detail: String, at: Instant)
+  /// The roll's published items as listed now (at start and after every change the service makes or sees).
+  case roll([RollEntry], at: Instant)
+  /// The movie being played in review mode reached its end.
+  case playbackEnded(at: Instant)
 
   /// When it happened, on CLOCK_MONOTONIC; a frame's is its capture time.
   public var time: Instant {
     switch self {
     case .edge(_, _, let at), .remote(_, let at), .stillSaved(_, let at), .saveFailed(_, let at),
       .movieSaved(_, let at), .movieFailed(_, let at), .available(_, let at), .cameraLost(_, let at),
-      .cameraBack(let at), .tick(let at), .storage(_, _, let at), .roll(_, _, let at):
+      .cameraBack(let at), .tick(let at), .storage(_, _, let at), .rollStorage(_, _, let at), .roll(_, let at),
+      .playbackEnded(let at):
       at
     case .frame(let frame): frame.timestamp
     }
@@ -83,6 +88,8 @@ public enum Action: Sendable, Equatable {
   case saveStill(FrameInfo, pressedAt: Instant)
   /// "Retake": remove the photo just published; its number is not reused.
   case discardStill(String)
+  /// Review mode's confirmed delete: remove the item and its record; its number is not reused.
+  case deleteItem(String)
   case startMovie(at: Instant)
   case stopMovie(at: Instant)
   /// The `camera` button: stream from the next configured camera.

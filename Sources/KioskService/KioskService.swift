@@ -22,6 +22,13 @@ enum WorkerResult: Sendable {
   case reviewPicture(String, XRGBImage)
   case movieSaved(MovieSummary)
   case movieFailed(String)
+  /// A roll item read and decoded for review mode, or why it could not be.
+  case viewed(ViewedItem)
+  case viewFailed(path: String, reason: String)
+  /// A delete on the writer finished (or failed): list the roll again.
+  case rollChanged(deleted: String)
+  /// The roll's items as the writer listed them.
+  case rollListed([RollEntry])
 }
 
 /// Frames the camera delivered that could not be saved, by why; counted, logged the first time, summed at stop.
@@ -92,6 +99,33 @@ public final class KioskService {
   private var recorder: MovieRecorder?
   /// The digital zoom the zoom buttons and `kioskcam zoom` step (see KioskService+Zoom.swift).
   private var zoom: Zoom
+  /// Review mode: items are read and decoded here, off the loop.
+  private let viewer = DispatchQueue(label: "kioskcam.viewer")
+  /// The item review mode shows (decoded), and the one being read for it.
+  private var viewed: ViewedItem?
+  private var loading: String?
+  /// The movie playing in review mode: its frames are shown from a timer at their own times.
+  private var playback: Playback?
+  private var playbackTimer: LoopTimer?
+  /// The listing the kiosk last got, so an unchanged roll is not sent again every few seconds.
+  private var listed: [RollEntry]?
+  /// Items being deleted on the writer: a listing taken meanwhile must not bring them back.
+  private var deleting: Set<String> = []
+
+  /// A movie playing: its file, its index, and when its first frame was shown (CLOCK_MONOTONIC).
+  final class Playback {
+    let path: String
+    let index: MovieIndex
+    let file: OwnedFD
+    let start: Int64
+    var shown = -1
+    init(path: String, index: MovieIndex, file: consuming OwnedFD, start: Int64) {
+      self.path = path
+      self.index = index
+      self.file = file
+      self.start = start
+    }
+  }
 
   /// Counters for `kioskcam status`, since the service started.
   struct Statistics {
@@ -113,7 +147,8 @@ public final class KioskService {
         gestures: config.buttons.timing, countdown: config.capture.countdown, review: config.capture.review,
         movieMaximum: config.movie.maximumDuration,
         flashLead: config.outputs.flash == nil ? nil : config.outputs.flashLead,
-        flashForMovies: config.outputs.flashForMovies, cameras: max(1, config.camera.cycle.count)))
+        flashForMovies: config.outputs.flashForMovies, cameras: max(1, config.camera.cycle.count),
+        browseIdle: config.review.idle, allowDelete: config.review.allowDelete))
     do {
       loop = try EventLoop()
       results = try Mailbox()
@@ -289,10 +324,13 @@ public final class KioskService {
       // it must stop there with room left to finish the file, not at ENOSPC.
       storageTimer = try LoopTimer(loop: loop) { [unowned self] in
         checkStorage()
+        // Items copied in or deleted over SSH reach review mode too.
+        listRoll()
         try? storageTimer?.arm(after: recorder == nil ? 5_000_000_000 : 1_000_000_000)
       }
       try storageTimer?.arm(after: 5_000_000_000)
       kioskTimer = try LoopTimer(loop: loop) { [unowned self] in handle(.tick(now())) }
+      playbackTimer = try LoopTimer(loop: loop) { [unowned self] in playbackTick() }
       control = try ControlServer(path: config.control.socket, group: config.control.group, loop: loop) {
         [unowned self] request in answer(request)
       }
@@ -307,6 +345,7 @@ public final class KioskService {
         log("roll \(roll.root), next \(roll.next.map { "\($0.folderName(suffix: roll.suffix))/\($0.fileName(.still))" } ?? "none")")
       }
       log("control socket \(config.control.socket)")
+      listRoll(atOnce: true)
       handle(.available(availableModes(), at: now()))
       checkStorage()
       supervisor = try Supervisor(loop: loop, cameraStreaming: camera != nil)
@@ -338,13 +377,31 @@ public final class KioskService {
 
   private var allLines: [ButtonLines] { buttons + (extras.map { [$0] } ?? []) }
 
-  /// The modes the gate's media types allow. Review mode also needs the roll browser, which this build
-  /// does not have yet, so it is never offered.
+  /// The modes the gate's media types allow; review needs a screen and a roll (the kiosk also wants
+  /// something in it).
   private func availableModes() -> Set<KioskMode> {
     var modes: Set<KioskMode> = []
     if capabilities.verdict.mediaTypes.contains(.stills) { modes.insert(.still) }
     if capabilities.verdict.mediaTypes.contains(.movies), roll != nil { modes.insert(.movie) }
+    if display != nil, roll != nil { modes.insert(.review) }
     return modes
+  }
+
+  /// Lists the roll on the writer (a folder on slow or network storage never stalls the loop), behind any
+  /// save or delete already queued there; at start, at once, so review is offered from the first press.
+  private func listRoll(atOnce: Bool = false) {
+    guard let roll else { return }
+    if atOnce { return rollListed(RollViewer.entries(root: roll.root)) }
+    let results = results
+    writer.async { results.post(.rollListed(RollViewer.entries(root: roll.root))) }
+  }
+
+  /// Tells the kiosk what the roll holds now, when that changed.
+  private func rollListed(_ found: [RollEntry]) {
+    let entries = found.filter { !deleting.contains($0.path) }.sorted { ($0.number, $0.path) < ($1.number, $1.path) }
+    guard entries != listed else { return }
+    listed = entries
+    handle(.roll(entries, at: now()))
   }
 
   /// Every event goes through here: the kiosk decides, the service carries it out, the timer follows.
@@ -723,6 +780,20 @@ public final class KioskService {
         } catch {
           log("retake: \(error)")
         }
+        listRoll()
+      case .deleteItem(let name):
+        guard let roll else { break }
+        if viewed?.path == name { viewed = nil }
+        deleting.insert(name)
+        let results = results
+        writer.async {
+          do {
+            try roll.delete(name)
+          } catch {
+            log("delete \(name): \(error)")
+          }
+          results.post(.rollChanged(deleted: name))
+        }
       case .startMovie(let time):
         startMovie(at: time)
       case .stopMovie(let time):
@@ -895,6 +966,7 @@ public final class KioskService {
     case .movieSaved(let movie):
       statistics.moviesSaved += 1
       handle(.movieSaved(name: movie.item.relativePath, at: now()))
+      listRoll()
     case .movieFailed(let reason):
       statistics.saveFailures += 1
       handle(.movieFailed(reason: reason, at: now()))
@@ -905,6 +977,7 @@ public final class KioskService {
       countStillSize(item.relativePath)
       log("still \(item.relativePath) frame \(frame.sequence) shutter lag \(milliseconds(lag)) ms")
       handle(.stillSaved(name: item.relativePath, at: now()))
+      listRoll()
     case .reviewPicture(let name, let picture):
       guard let scaler else { return }
       // The display's turn applies (it is how the panel is mounted); the mirror does not: the file is not mirrored.
@@ -919,6 +992,36 @@ public final class KioskService {
     case .failed(let reason):
       statistics.saveFailures += 1
       handle(.saveFailed(reason: reason, at: now()))
+    case .viewed(let item):
+      guard item.full else {
+        // The thumbnail, unless the photo itself is already on screen.
+        guard case .browsing(let view) = kiosk.screen, view.item.path == item.path, viewed?.path != item.path else {
+          return
+        }
+        viewed = item
+        browse(view)
+        return
+      }
+      if loading == item.path { loading = nil }
+      let picture = item.fitted
+      log(
+        "review \(item.path): \(picture.sourceWidth)x\(picture.sourceHeight) decoded at 1/\(picture.picture.denominator)"
+          + " to \(picture.picture.width)x\(picture.picture.height), shown at \(picture.scaler.target)")
+      guard case .browsing(let view) = kiosk.screen, view.item.path == item.path else { return }
+      viewed = item
+      browse(view)
+      return
+    case .viewFailed(let path, let reason):
+      if loading == path { loading = nil }
+      log("review: \(path) not shown: \(reason)")
+      return
+    case .rollChanged(let deleted):
+      deleting.remove(deleted)
+      listRoll()
+      return
+    case .rollListed(let entries):
+      rollListed(entries)
+      return
     }
     checkStorage()
   }
@@ -928,7 +1031,7 @@ public final class KioskService {
     guard let roll else { return }
     // Is the storage still there at all (a card pulled, an unmount, a remount read-only)? Then free space.
     let place = CapabilityProbe.cameraRoll(config, spaceCounts: false)
-    perform(kiosk.handle(.roll(available: place.passed, detail: place.evidence, at: now())))
+    perform(kiosk.handle(.rollStorage(available: place.passed, detail: place.evidence, at: now())))
     guard place.passed else { return }
     guard let available = roll.availableBytes else {
       perform(kiosk.handle(.storage(full: true, detail: "\(roll.root): cannot read the free space", at: now())))
@@ -948,10 +1051,18 @@ public final class KioskService {
       messageWaiting = false
       if !showsPreview(kiosk.screen) { drawMessage() }
     }
+    // A movie frame that found a flip pending is shown now rather than a frame period late.
+    if let playback, playback.shown < 0 { playbackTick() }
   }
 
   private func show(_ screen: Screen) {
     log("screen: \(describe(screen))")
+    if case .browsing(let view) = screen {
+      browse(view)
+      return
+    }
+    stopPlayback()
+    viewed = nil
     guard display != nil else { return }
     if showsPreview(screen) {
       messageWaiting = false
@@ -962,10 +1073,10 @@ public final class KioskService {
 
   private func drawMessage() {
     guard let display else { return }
+    if case .browsing = kiosk.screen { return drawBrowsing() }
     let words: [String] =
       switch kiosk.screen {
       case .message(let text): [text]
-      case .browsing: ["Review"]
       default: []
       }
     do {
@@ -976,6 +1087,113 @@ public final class KioskService {
     } catch {
       log("display: \(error)")
     }
+  }
+
+  // MARK: Review mode
+
+  /// Shows the item the kiosk selected: read and decoded on the viewer queue the first time, drawn from
+  /// memory after that (a new position, the delete question); a movie plays from the playback timer.
+  private func browse(_ view: BrowseView) {
+    if let playback, !view.playing || playback.path != view.item.path { stopPlayback() }
+    guard let display, let roll else { return }
+    guard viewed?.path == view.item.path else {
+      guard loading != view.item.path else { return }
+      loading = view.item.path
+      let (entry, results, width, height) = (view.item, results, display.width, display.height)
+      let orientation = PreviewOrientation(rotation: config.display.rotation, mirror: false)
+      viewer.async {
+        do {
+          let item = try RollViewer.load(
+            entry, root: roll.root, screenWidth: width, screenHeight: height, orientation: orientation
+          ) { results.post(.viewed($0)) }
+          results.post(.viewed(item))
+        } catch {
+          results.post(.viewFailed(path: entry.path, reason: "\(error)"))
+        }
+      }
+      return
+    }
+    if view.playing, playback == nil, let movie = viewed?.movie {
+      do {
+        let file = try OwnedFD(opening: "\(roll.root)/\(view.item.path)", flags: O_RDONLY | O_CLOEXEC)
+        playback = Playback(path: view.item.path, index: movie, file: file, start: monotonicNanoseconds())
+        log("playing \(view.item.path): \(movie.samples.count) frames, \(milliseconds(.nanoseconds(movie.duration))) ms")
+        playbackTick()
+      } catch {
+        log("review: \(view.item.path) not played: \(error)")
+        handle(.playbackEnded(at: now()))
+      }
+      return
+    }
+    if playback == nil { drawBrowsing() }
+  }
+
+  private func drawBrowsing() {
+    guard let display, case .browsing(let view) = kiosk.screen, let viewed, viewed.path == view.item.path,
+      playback == nil
+    else { return }
+    draw(viewed, view, frame: nil, on: display)
+  }
+
+  /// The item's picture (or a movie frame) fitted to the screen, with its words on top; true when drawn.
+  @discardableResult
+  private func draw(_ item: ViewedItem, _ view: BrowseView, frame: (FittedPicture, elapsed: Int64)?, on display: KMSDisplay) -> Bool {
+    let name = String(item.path.split(separator: "/").last ?? "")
+    var title = name
+    if let movie = item.movie {
+      title += frame.map { " \(RollViewer.length($0.elapsed)) / " } ?? " "
+      title += RollViewer.length(movie.duration)
+    }
+    do {
+      let drawn = try display.present { target in
+        (frame?.0 ?? item.fitted).draw(into: target.pixels, width: target.width, height: target.height, stride: target.stride)
+        overlay?.drawBrowse(view, title: title, date: item.date, on: target)
+      }
+      if !drawn, frame == nil { messageWaiting = true }
+      return drawn
+    } catch {
+      log("display: \(error)")
+      return false
+    }
+  }
+
+  /// Shows the movie's frame for this moment (skipping any the loop was too late for: always the one
+  /// that is due now), then sleeps on the timer until the next one is due.
+  private func playbackTick() {
+    guard let playback, let display, let item = viewed, item.path == playback.path,
+      case .browsing(let view) = kiosk.screen
+    else { return }
+    let samples = playback.index.samples
+    let elapsed = monotonicNanoseconds() - playback.start
+    guard elapsed < playback.index.duration else {
+      stopPlayback()
+      handle(.playbackEnded(at: now()))
+      return
+    }
+    var due = playback.shown < 0 ? 0 : playback.shown
+    while due + 1 < samples.count, samples[due + 1].time <= elapsed { due += 1 }
+    if due != playback.shown || playback.shown < 0 {
+      do {
+        let jpeg = try playback.file.read(at: samples[due].offset, count: samples[due].size)
+        let fitted = try jpeg.withUnsafeBytes { (bytes) throws(JPEGError) in
+          try FittedPicture.decode(
+            bytes, screenWidth: display.width, screenHeight: display.height,
+            orientation: PreviewOrientation(rotation: config.display.rotation, mirror: false))
+        }
+        if draw(item, view, frame: (fitted, elapsed), on: display) { playback.shown = due }
+      } catch {
+        log("review: frame \(due) of \(playback.path): \(error)")
+        playback.shown = due
+      }
+    }
+    let next = due + 1 < samples.count ? samples[due + 1].time : playback.index.duration
+    try? playbackTimer?.arm(after: max(1, next - (monotonicNanoseconds() - playback.start)))
+  }
+
+  private func stopPlayback() {
+    guard playback != nil else { return }
+    playback = nil
+    playbackTimer?.disarm()
   }
 
   // MARK: Control socket
@@ -1024,7 +1242,9 @@ func describe(_ screen: Screen) -> String {
   case .countdown(let seconds): "countdown \(seconds)"
   case .reviewingPhoto(let name): "review \(name)"
   case .recording: "recording"
-  case .browsing: "browsing"
+  case .browsing(let view):
+    "browsing \(view.item.path) \(view.positionText)" + (view.playing ? " playing" : "")
+      + (view.confirmingDelete ? " delete?" : "")
   case .message(let text): text
   }
 }

@@ -126,6 +126,28 @@ struct Overlay {
     }
   }
 
+  /// Review mode's words over the item: what it is and when (top left), where it is in the roll (bottom
+  /// right), and the delete question in the middle while it is asked.
+  func drawBrowse(_ view: BrowseView, title: String, date: String, on target: DrawTarget) {
+    let scale = labelScale
+    let cell = painter.font.glyphHeight * scale
+    text(title, x: margin, y: margin, scale: scale, background: Self.shade, on: target)
+    if !date.isEmpty { text(date, x: margin, y: margin + cell, scale: scale, background: Self.shade, on: target) }
+    let position = view.positionText
+    let size = painter.size(of: position, scale: scale)
+    text(position, x: target.width - margin - size.width, y: target.height - margin - size.height, scale: scale,
+      background: Self.shade, on: target)
+    if view.confirmingDelete {
+      let lines = ["Delete?", "shutter: yes", "other: no"]
+      var y = (target.height - cell * lines.count) / 2
+      for line in lines {
+        let width = painter.size(of: line, scale: scale).width
+        text(line, x: (target.width - width) / 2, y: y, scale: scale, background: Self.red, on: target)
+        y += cell
+      }
+    }
+  }
+
   private func text(_ words: String, x: Int, y: Int, scale: Int, background: UInt32?, on target: DrawTarget) {
     painter.draw(
       words, x: x, y: y, scale: scale, colour: Self.white, background: background,

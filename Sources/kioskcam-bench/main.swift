@@ -135,8 +135,13 @@ let metadata = ExifMetadata(
   captured: ExifDateTime(year: 2026, month: 1, day: 1, hour: 0, minute: 0, second: 0, millisecond: 0, utcOffsetMinutes: 0),
   orientation: .normal, pixelWidth: 0, pixelHeight: 0, uniqueID: String(repeating: "0", count: 32))
 
-// `kioskcam-bench preview`: only the preview table and the board's peak memory.
+// `kioskcam-bench preview`: only the preview table and the board's peak memory; `review`: only review mode's.
 let previewOnly = CommandLine.arguments.dropFirst().first == "preview"
+let reviewOnly = CommandLine.arguments.dropFirst().first == "review"
+if reviewOnly {
+  try reviewBench()
+  exit(0)
+}
 if !previewOnly {
 print("kioskcam bench: frame to durable JPEG, quality \(quality), medians in ms: CPU time for copy to exif")
 print("and for the peers (the machine may be shared), wall time for write and fsync (\(workDirectory))")
@@ -244,6 +249,7 @@ print("scale is not IJG quality: closest, not equal). Ratios below 1 mean ours i
 }
 
 try previewBench()
+if !previewOnly { try reviewBench() }
 print("")
 if let peak = try boardPeakRSS() {
   print("kioskcam run, previewing 1280x720 YUYV on the virtual board: peak resident memory \(peak)")
@@ -309,7 +315,7 @@ for (width, height, frames) in [(1280, 720, 150), (1920, 1080, 100)] {
 print("ours: YUYV frames through MovieRecorder into a finished, published .MOV; ffmpeg: the same frame looped,")
 print("yuyv422 to full-range 4:2:2 MJPEG at -q:v 2, into a .mov. Ratios above 1 mean ours is faster.")
 
-enum BenchFailure: Error { case lostFrames }
+enum BenchFailure: Error { case lostFrames, noThumbnail }
 
 extension String {
   func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }

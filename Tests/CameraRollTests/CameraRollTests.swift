@@ -164,4 +164,19 @@ extension CameraRollTests {
     let records = CameraRoll.readRecords(root: root)
     #expect(records.keys.sorted() == [first.relativePath, second.relativePath])
   }
+
+  @Test func aDeleteRemovesTheItemAndItsRecordAndKeepsTheNumberUsed() throws {
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    let first = try roll.publish([1], kind: .still)
+    try roll.append(record(first.relativePath))
+    let second = try roll.publish([2], kind: .movie)
+    try roll.append(record(second.relativePath))
+    try roll.delete(second.relativePath)
+    #expect(!FileManager.default.fileExists(atPath: "\(root)/\(second.relativePath)"))
+    let text = try String(contentsOfFile: "\(root)/\(CameraRoll.recordsFile)", encoding: .utf8)
+    #expect(!text.contains("IMG_0002"), "\(text)")
+    #expect(CameraRoll.readRecords(root: root).keys.sorted() == [first.relativePath])
+    #expect(try roll.publish([3], kind: .still).relativePath == "DCIM/100KIOSK/IMG_0003.JPG")
+    #expect(throws: RollError.self) { try roll.delete("DCIM/100KIOSK/../../x") }
+  }
 }

@@ -76,7 +76,8 @@ extension BoardDeviceTests {
       let report = try status()
       #expect(report["mode"] as? String == "still")
       #expect(report["screen"] as? String == "live still")
-      #expect(report["availableModes"] as? [String] == ["still"])
+      // Review: there is a display and the roll has pictures.
+      #expect(report["availableModes"] as? [String] == ["still", "review"])
       #expect(report["stillsSaved"] as? Int == 11)
       #expect(report["moviesSaved"] as? Int == 0)
       #expect(report["recording"] as? Bool == false)
@@ -86,11 +87,13 @@ extension BoardDeviceTests {
       #expect((report["previewFramesShown"] as? Int ?? 0) > 0)
       #expect(report["lastShutterLagMilliseconds"] as? Double != nil)
 
-      // Only stills are offered on this build: the mode button and `kioskcam mode` say so, and take no photo.
+      // No movies on this configuration: `kioskcam mode` says so. The mode button goes to review and a long
+      // press comes home; neither takes a photo.
       let movie = try Board.run("\(Board.binary) mode movie")
       #expect(movie.status == 69)
-      #expect(movie.stderr.contains("mode movie is not available (available: still)"), "\(movie.stderr)")
+      #expect(movie.stderr.contains("mode movie is not available (available: still, review)"), "\(movie.stderr)")
       try Board.click("mode")
+      try Board.waitFor("review mode") { try status()["mode"] as? String == "review" }
       let long = try Board.host([Board.cli, "click", "mode", "--hold-ms", "1200"])
       #expect(long.status == 0)
       Thread.sleep(forTimeInterval: 1)

@@ -108,7 +108,7 @@ extension BoardDeviceTests {
     #expect(
       OverlayText.mismatches(in: screen, "Review", x: (1280 - 6 * 32) / 2, y: 800 - 25 - label, scale: 2, background: (0, 0, 0))
         .isEmpty, "the Review label")
-    try Board.click("mode")
+    try Board.click("shutter")  // "use photo" (the mode button would go on to review mode)
     try Board.waitFor("the live picture, now black") {
       screen = try Board.screendump()
       return screen.pixel(640, 400) == (0, 0, 0) && screen.pixel(80, 400) == (0, 0, 0)

@@ -52,6 +52,9 @@ import Testing
       size = 1280x720
       frame-rate = 12
       quality = Medium
+      [review]
+      idle-s = 15
+      allow-delete = yes
       [roll]
       path = /srv/roll
       folder-suffix = BOOTH
@@ -84,6 +87,8 @@ import Testing
     #expect(config.outputs.flashLead == .milliseconds(250))
     #expect(config.outputs.flashForMovies)
     #expect(config.outputs.lines.map(\.0) == [.flash])
+    #expect(config.review.idle == .seconds(15))
+    #expect(config.review.allowDelete)
     #expect(config.roll.reserveMegabytes == 500)
     #expect(config.roll.mount == .label("KIOSKROLL"))
     #expect(config.capabilities.required == [.stillCamera, .display])

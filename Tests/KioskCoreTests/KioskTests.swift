@@ -169,16 +169,19 @@ import Testing
     #expect(onlyStills.mode == .still)
 
     var all = kiosk(movies: true)
+    let photo = RollEntry(path: "DCIM/100KIOSK/IMG_0001.JPG")!
+    _ = all.handle(.roll([photo], at: ms(0)))
     _ = click(&all, .mode, at: 0)
     #expect(all.mode == .movie)
     _ = click(&all, .mode, at: 1000)
     #expect(all.mode == .review)
-    #expect(all.screen == .browsing)
+    #expect(all.screen == .browsing(BrowseView(item: photo, position: 1, count: 1)))
     _ = click(&all, .mode, at: 2000)
     #expect(all.mode == .still)
 
     var noMovies = kiosk()
     _ = noMovies.handle(.available([.still, .review], at: ms(0)))
+    _ = noMovies.handle(.roll([photo], at: ms(0)))
     _ = click(&noMovies, .mode, at: 0)
     #expect(noMovies.mode == .review)
   }
@@ -346,29 +349,29 @@ extension KioskTests {
     var kiosk = kiosk(movies: true)
     _ = click(&kiosk, .mode, at: 0)
     #expect(click(&kiosk, .shutter, at: 1000).contains(.startMovie(at: ms(1000))))
-    let lost = kiosk.handle(.roll(available: false, detail: "/roll: no such directory", at: ms(2000)))
+    let lost = kiosk.handle(.rollStorage(available: false, detail: "/roll: no such directory", at: ms(2000)))
     #expect(lost.contains(.stopMovie(at: ms(2000))), "what was written is finished while it can be")
     #expect(lost.contains(.show(.message("Storage not available"))))
     #expect(lost.contains(.light(.tally, false)))
-    #expect(kiosk.handle(.roll(available: false, detail: "again", at: ms(2100))).isEmpty, "a loss is acted on once")
+    #expect(kiosk.handle(.rollStorage(available: false, detail: "again", at: ms(2100))).isEmpty, "a loss is acted on once")
     #expect(!click(&kiosk, .shutter, at: 3000).contains(.startMovie(at: ms(3000))))
     #expect(kiosk.refusedPresses == 1)
     // Storage full while lost: the screen still says what matters more.
     _ = kiosk.handle(.storage(full: true, detail: "", at: ms(3500)))
     #expect(kiosk.screen == .message("Storage not available"))
     _ = kiosk.handle(.storage(full: false, detail: "", at: ms(3600)))
-    let back = kiosk.handle(.roll(available: true, detail: "/roll: writable", at: ms(4000)))
+    let back = kiosk.handle(.rollStorage(available: true, detail: "/roll: writable", at: ms(4000)))
     #expect(back.contains(.show(.live(.movie))))
     #expect(click(&kiosk, .shutter, at: 5000).contains(.startMovie(at: ms(5000))))
   }
 
   @Test func aLostRollRefusesStills() {
     var kiosk = kiosk()
-    _ = kiosk.handle(.roll(available: false, detail: "gone", at: ms(0)))
+    _ = kiosk.handle(.rollStorage(available: false, detail: "gone", at: ms(0)))
     _ = click(&kiosk, .shutter, at: 100)
     #expect(saves(kiosk.handle(.frame(frame(1, at: 110)))).isEmpty)
     #expect(kiosk.refusedPresses == 1)
-    _ = kiosk.handle(.roll(available: true, detail: "back", at: ms(200)))
+    _ = kiosk.handle(.rollStorage(available: true, detail: "back", at: ms(200)))
     _ = click(&kiosk, .shutter, at: 300)
     #expect(saves(kiosk.handle(.frame(frame(2, at: 310)))).count == 1)
   }

@@ -17,7 +17,7 @@ struct Malformed: Sendable, CustomTestStringConvertible {
 }
 
 private let capabilityNames = "still-camera, movie-camera, display, shutter-button, mode-button, camera-roll"
-private let sectionNames = "buttons, camera, capabilities, capture, control, display, movie, outputs, roll"
+private let sectionNames = "buttons, camera, capabilities, capture, control, display, movie, outputs, review, roll"
 private let mountForms = "expected any, separate, mount-point, label:NAME or uuid:UUID"
 private let noList = "expected capability names separated by commas, or none"
 
@@ -90,6 +90,10 @@ private let noList = "expected capability names separated by commas, or none"
     Malformed("[movie]\nsize = 640*360", (2, "movie.size: expected WIDTHxHEIGHT such as 640x360, got '640*360'")),
     Malformed("[movie]\nframe-rate = 500", (2, "movie.frame-rate: 500 is out of range 1...240")),
     Malformed("[movie]\nquality = best", (2, "movie.quality: expected one of high, medium, low, got 'best'")),
+    // [review]
+    Malformed("[review]\nidle-s = 0", (2, "review.idle-s: 0 is out of range 1...3600")),
+    Malformed("[review]\nallow-delete = maybe", (2, "review.allow-delete: expected yes or no, got 'maybe'")),
+    Malformed("[review]\nidle = 5", (2, "unknown key 'idle' in [review] (known: allow-delete, idle-s)")),
     // [roll]
     Malformed("[roll]\npath = roll", (2, "roll.path: expected an absolute path, got 'roll'")),
     Malformed(

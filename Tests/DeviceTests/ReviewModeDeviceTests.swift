@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+
+/// Review mode on the board: a roll made on the host by ffmpeg (stills of known colours at three sizes, one
+/// Motion-JPEG movie that is yellow for 1 s, then magenta for 8 s), browsed with the gpio-sim buttons and
+/// checked in QEMU's screendumps.
+extension BoardDeviceTests {
+  static let red = (255, 0, 0), green = (0, 255, 0), blue = (0, 0, 255)
+  static let yellow = (255, 255, 0), magenta = (255, 0, 255)
+
+  func ffmpeg(_ arguments: [String]) throws {
+    let result = try Board.host(["/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-y"] + arguments)
+    try #require(result.status == 0, "ffmpeg \(arguments): \(result.stderr)")
+  }
+
+  /// IMG_0001 red 640x480, IMG_0002 green 4000x3000, IMG_0003 blue 1920x1080, IMG_0004.MOV: 9 s.
+  func makeReviewRoll(_ roll: String) throws {
+    let folder = "\(roll)/DCIM/100KIOSK"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    for (name, colour, size) in [("IMG_0001", "0xFF0000", "640x480"), ("IMG_0002", "0x00FF00", "4000x3000"), ("IMG_0003", "0x0000FF", "1920x1080")] {
+      try ffmpeg([
+        "-f", "lavfi", "-i", "color=c=\(colour):s=\(size)", "-frames:v", "1", "-pix_fmt", "yuvj420p", "-q:v", "2",
+        "-f", "image2", "-c:v", "mjpeg", "\(folder)/\(name).JPG",
+      ])
+    }
+    try ffmpeg([
+      "-f", "lavfi", "-i", "color=c=0xFFFF00:s=320x240:r=10:d=1", "-f", "lavfi", "-i", "color=c=0xFF00FF:s=320x240:r=10:d=8",
+      "-filter_complex", "[0][1]concat=n=2:v=1", "-pix_fmt", "yuvj420p", "-c:v", "mjpeg", "-q:v", "2", "-f", "mov",
+      "\(folder)/IMG_0004.MOV",
+    ])
+  }
+
+  /// The last screen the service logged.
+  func lastScreen(_ service: String) throws -> String {
+    let lines = try Board.logs(service).split(separator: "\n").filter { $0.hasPrefix("kioskcam: screen: ") }
+    return lines.last.map { String($0.dropFirst("kioskcam: screen: ".count)) } ?? ""
+  }
+
+  func near(_ got: (Int, Int, Int), _ want: (Int, Int, Int)) -> Bool {
+    abs(got.0 - want.0) <= 24 && abs(got.1 - want.1) <= 24 && abs(got.2 - want.2) <= 24
+  }
+
+  /// Waits for the log to say which item is on screen, then for the screen to show `colour` in the middle and
+  /// the position text in the bottom-right corner (the font's own glyphs on a black cell, scale 2, margin 25).
+  func expectShown(_ service: String, _ file: String, _ position: String, _ colour: (Int, Int, Int), playing: Bool = false)
+    throws
+  {
+    let line = "screen: browsing DCIM/100KIOSK/\(file) \(position)\(playing ? " playing" : "")\n"
+    try Board.waitFor("'\(line.dropLast())' in the log") { try Board.logs(service).contains(line) }
+    var last: (Int, Int, Int) = (-1, -1, -1)
+    var text: [String] = ["no screendump"]
+    try Board.waitFor("\(file) in \(colour) with '\(position)'", seconds: 60) {
+      let screen = try Board.screendump()
+      last = screen.pixel(640, 400)
+      let width = position.unicodeScalars.count * 32
+      text = OverlayText.mismatches(in: screen, position, x: 1280 - 25 - width, y: 800 - 25 - 64, scale: 2, background: (0, 0, 0))
+      return near(last, colour) && text.isEmpty
+    }
+    #expect(near(last, colour), "\(file): centre \(last), want \(colour)")
+    #expect(text.isEmpty, "\(text)")
+  }
+
+  @Test func reviewModeBrowsesPlaysAndTimesOut() throws {
+    let (config, roll) = try Board.makeConfig(name: "browse") { $0 + "\n[review]\nidle-s = 25\n" }
+    try makeReviewRoll(roll)
+    try Board.spawn("browse", [Board.binary, "run", "--config", config])
+    defer { _ = try? Board.kill("browse") }
+    try Board.waitFor("the service to be ready") { try Board.logs("browse").contains("kioskcam: ready") }
+
+    // The mode button: newest first, a movie shows its first frame, its name and its length.
+    try Board.click("mode")
+    try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
+    let screen = try Board.screendump()
+    #expect(OverlayText.mismatches(in: screen, "IMG_0004.MOV 0:09", x: 25, y: 25, scale: 2, background: (0, 0, 0)).isEmpty)
+
+    // Shutter: older. The 4000x3000 photo is decoded at a DCT scale, never at full size.
+    try Board.click("shutter")
+    try expectShown("browse", "IMG_0003.JPG", "2 / 4", Self.blue)
+    try Board.click("shutter")
+    try expectShown("browse", "IMG_0002.JPG", "3 / 4", Self.green)
+    let decoded = try Board.logs("browse").split(separator: "\n").first { $0.contains("review DCIM/100KIOSK/IMG_0002.JPG: 4000x3000") }
+    #expect(decoded?.contains("decoded at 1/2 to 2000x1500, shown at 1066x800+107+0") == true, "\(decoded ?? "no line")")
+    #expect(try Board.screendump().pixel(50, 400) == (0, 0, 0), "pillarbox bars")
+    try Board.click("shutter")
+    try expectShown("browse", "IMG_0001.JPG", "4 / 4", Self.red)
+    try Board.click("shutter")
+    try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
+
+    // A long press on shutter: newer (round from the newest to the oldest).
+    let long = try Board.host([Board.cli, "click", "shutter", "--hold-ms", "1500"])
+    try #require(long.status == 0, "\(long.stderr)")
+    try expectShown("browse", "IMG_0001.JPG", "4 / 4", Self.red)
+    try Board.click("shutter")
+    try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
+
+    // Cancel plays the movie: it turns magenta after its first second; cancel again stops it at its first frame.
+    try Board.click("cancel")
+    try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.magenta, playing: true)
+    try Board.click("cancel")
+    try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
+    // Played to the end, it comes back to its first frame by itself.
+    try Board.click("cancel")
+    try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.magenta, playing: true)
+    try Board.waitFor("the end of the movie") {
+      try lastScreen("browse") == "browsing DCIM/100KIOSK/IMG_0004.MOV 1 / 4"
+    }
+    try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
+    let played = try Board.logs("browse").split(separator: "\n").filter { $0.contains("playing DCIM/100KIOSK/IMG_0004.MOV") }
+    #expect(played.count == 2 && played.allSatisfy { $0.contains(": 90 frames, ") }, "\(played)")
+
+    // A still taken over the control socket joins the list; the screen stays on the movie, now 2 / 5.
+    let shutter = try Board.run("\(Board.binary) shutter")
+    #expect(shutter.status == 0 && shutter.stdout == "ok\n", "\(shutter.stdout) \(shutter.stderr)")
+    try expectShown("browse", "IMG_0004.MOV", "2 / 5", Self.yellow)
+    #expect(FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0005.JPG"))
+    try Board.click("shutter")
+    try Board.waitFor("the next older item") { try lastScreen("browse") == "browsing DCIM/100KIOSK/IMG_0003.JPG 3 / 5" }
+    try Board.host([Board.cli, "click", "shutter", "--hold-ms", "1500"])
+    try Board.host([Board.cli, "click", "shutter", "--hold-ms", "1500"])
+    try Board.waitFor("the photo from the socket, newest") {
+      try lastScreen("browse") == "browsing DCIM/100KIOSK/IMG_0005.JPG 1 / 5"
+    }
+
+    // Left alone, review goes back to the live picture.
+    func liveScreens() throws -> Int { try Board.logs("browse").components(separatedBy: "screen: live still\n").count }
+    let before = try liveScreens()
+    try Board.waitFor("the idle timeout", seconds: 120) { try liveScreens() > before }
+    #expect(try Board.logs("browse").contains("review idle for 25.0 seconds: back to the live picture"))
+    try Board.waitFor("vivid's bars") { VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty }
+    let stopped = try Board.kill("browse")
+    #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
+  }
+}
+
+extension BoardDeviceTests {
+  /// With `allow-delete`, a long press on cancel asks on screen, and shutter removes the item and its record;
+  /// the next photo takes a new number.
+  @Test func reviewModeDeletesOnlyAfterAsking() throws {
+    let (config, roll) = try Board.makeConfig(name: "delete") { $0 + "\n[review]\nallow-delete = yes\n" }
+    try Board.spawn("delete", [Board.binary, "run", "--config", config])
+    defer { _ = try? Board.kill("delete") }
+    try Board.waitFor("the service to be ready") { try Board.logs("delete").contains("kioskcam: ready") }
+    for _ in 0..<2 { #expect(try Board.run("\(Board.binary) shutter").status == 0) }
+    try Board.waitFor("two stills") { try Board.logs("delete").contains("still DCIM/100KIOSK/IMG_0002.JPG") }
+    try Board.click("mode")
+    try Board.waitFor("review") { try lastScreen("delete") == "browsing DCIM/100KIOSK/IMG_0002.JPG 1 / 2" }
+    let long = try Board.host([Board.cli, "click", "cancel", "--hold-ms", "1500"])
+    try #require(long.status == 0, "\(long.stderr)")
+    try Board.waitFor("the question") { try lastScreen("delete") == "browsing DCIM/100KIOSK/IMG_0002.JPG 1 / 2 delete?" }
+    // "Delete?" centred on the middle of three lines, white on red, scale 2.
+    var words: [String] = []
+    try Board.waitFor("Delete? on screen", seconds: 60) {
+      words = OverlayText.mismatches(
+        in: try Board.screendump(), "Delete?", x: (1280 - 7 * 32) / 2, y: (800 - 3 * 64) / 2, scale: 2, background: (224, 32, 32))
+      return words.isEmpty
+    }
+    #expect(words.isEmpty, "\(words)")
+    try Board.click("shutter")
+    try Board.waitFor("the delete") { try lastScreen("delete") == "browsing DCIM/100KIOSK/IMG_0001.JPG 1 / 1" }
+    try Board.waitFor("IMG_0002.JPG gone") { !FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0002.JPG") }
+    try Board.waitFor("its record gone") {
+      let records = (try? String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)) ?? ""
+      return records.contains("IMG_0001.JPG") && !records.contains("IMG_0002.JPG")
+    }
+    #expect(try Board.run("\(Board.binary) shutter").status == 0)
+    try Board.waitFor("the next photo") { try Board.logs("delete").contains("still DCIM/100KIOSK/IMG_0003.JPG") }
+    #expect(!FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0002.JPG"), "number 2 is not reused")
+  }
+}
