@@ -980,8 +980,10 @@ public final class KioskService {
       listRoll()
     case .reviewPicture(let name, let picture):
       guard let scaler else { return }
-      // The display's turn applies (it is how the panel is mounted); the mirror does not: the file is not mirrored.
-      let orientation = PreviewOrientation(rotation: scaler.orientation.rotation, mirror: false)
+      // The display's turn applies (it is how the panel is mounted), after the turn that stands the photo
+      // upright (its Exif orientation, from the camera's mounting); the mirror does not: the file is not mirrored.
+      let upright = (ExifOrientation(mountingRotation: config.camera.rotation) ?? .normal).uprightRotation
+      let orientation = PreviewOrientation(rotation: (scaler.orientation.rotation + upright) % 360, mirror: false)
       review = (
         name,
         picture,

@@ -101,6 +101,10 @@ enum RollViewer {
     switch entry.kind {
     case .still:
       let bytes = try file.readToEnd()
+      // A photo from a camera mounted on its side says so in its Exif; it is shown upright, then as the panel
+      // is turned.
+      let upright = ExifThumbnail.orientation(in: bytes)?.uprightRotation ?? 0
+      let orientation = PreviewOrientation(rotation: (orientation.rotation + upright) % 360, mirror: orientation.mirror)
       if let range = ExifThumbnail.range(in: bytes), let header = try? JPEGDecoder.header(bytes),
         let thumbnail = try? bytes[range].withUnsafeBytes({ (jpeg) throws(JPEGError) in
           try FittedPicture.thumbnail(

@@ -48,6 +48,17 @@ public enum ExifOrientation: UInt16, Sendable, CaseIterable {
   case rotatedAnticlockwiseMirrored = 7
   case rotateAnticlockwise = 8
 
+  /// Degrees clockwise the stored pixels turn to stand upright; a mirrored orientation (never written here)
+  /// counts as its turn alone.
+  public var uprightRotation: Int {
+    switch self {
+    case .normal, .mirrored: 0
+    case .rotateClockwise, .rotatedMirrored: 90
+    case .upsideDown, .upsideDownMirrored: 180
+    case .rotateAnticlockwise, .rotatedAnticlockwiseMirrored: 270
+    }
+  }
+
   /// The orientation for a camera mounted turned by `degrees` clockwise (0, 90, 180, 270).
   public init?(mountingRotation degrees: Int) {
     switch degrees {

@@ -166,4 +166,31 @@ extension BoardDeviceTests {
     try Board.waitFor("the next photo") { try Board.logs("delete").contains("still DCIM/100KIOSK/IMG_0003.JPG") }
     #expect(!FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0002.JPG"), "number 2 is not reused")
   }
+
+  /// A camera mounted a quarter turn clockwise ([camera] rotation = 90): the preview shows the sensor's
+  /// picture as it is, the still says Orientation 8 (exiftool), and review shows it upright, turned back a
+  /// quarter: vivid's bars then run up the screen, the first bar at the bottom.
+  @Test func reviewShowsAPhotoFromATurnedCameraUpright() throws {
+    let (config, roll) = try Board.makeConfig(name: "upright") {
+      $0.replacingOccurrences(of: "frame-rate = 30\n", with: "frame-rate = 30\nrotation = 90\n")
+    }
+    try Board.spawn("upright", [Board.binary, "run", "--config", config])
+    defer { _ = try? Board.kill("upright") }
+    try Board.waitFor("the service to be ready") { try Board.logs("upright").contains("kioskcam: ready") }
+    #expect(try Board.run("\(Board.binary) shutter").status == 0)
+    try Board.waitFor("the still") { try Board.logs("upright").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+    let exif = try Board.host(["/usr/bin/exiftool", "-s3", "-n", "-Orientation", "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"])
+    #expect(exif.stdout == "8\n", "\(exif.stdout)")
+    try Board.click("mode")
+    try Board.waitFor("review") { try lastScreen("upright") == "browsing DCIM/100KIOSK/IMG_0001.JPG 1 / 1" }
+    // 640x360 turned fits 1280x800 as 450x800 in the middle; bars from the bottom up.
+    var mismatches = ["no screendump yet"]
+    try Board.waitFor("the photo upright", seconds: 60) {
+      let screen = try Board.screendump()
+      mismatches = VividBars.mismatches(in: { along, across in screen.pixel(across, 799 - along) }, x: 0, width: 800, y: 640)
+      return mismatches.isEmpty
+    }
+    #expect(mismatches.isEmpty, "\(mismatches)")
+  }
 }
+

@@ -27,6 +27,38 @@ import Testing
     #expect(Array(bytes[range]) == expected)
   }
 
+  /// The Orientation tag as exiftool writes it, in both byte orders, and its absence.
+  @Test(arguments: [("Little-endian", 6, 90), ("Big-endian", 8, 270), ("Big-endian", 3, 180)])
+  func theOrientationExiftoolWroteIsRead(order: String, tag: Int, upright: Int) throws {
+    let directory = NSTemporaryDirectory() + "kioskcam-orient-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = "\(directory)/photo.jpg"
+    let made = try peer([
+      "/usr/bin/ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=red:s=64x48", "-frames:v", "1", path,
+    ])
+    try #require(made.status == 0, "\(made.stderr)")
+    #expect(ExifThumbnail.orientation(in: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))) == nil)
+    let written = try peer([
+      "/usr/bin/exiftool", "-q", "-overwrite_original", "-ExifByteOrder=\(order)", "-Orientation#=\(tag)", path,
+    ])
+    try #require(written.status == 0, "\(written.stderr)")
+    let orientation = ExifThumbnail.orientation(in: [UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+    #expect(orientation?.rawValue == UInt16(tag))
+    #expect(orientation?.uprightRotation == upright)
+  }
+
+  @Test func ourStillsOrientationIsReadAndEachMountingIsUndone() throws {
+    let (path, bytes) = try StillFilesTests().still("YUYV")
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    #expect(ExifThumbnail.orientation(in: bytes) == .normal)
+    for degrees in [0, 90, 180, 270] {
+      let mounting = try #require(ExifOrientation(mountingRotation: degrees))
+      // A camera turned clockwise by d is stood upright by turning its pixels back: 360 - d.
+      #expect(mounting.uprightRotation == (360 - degrees) % 360)
+    }
+  }
+
   @Test func aLittleEndianThumbnailWrittenByExiftool() throws {
     let directory = NSTemporaryDirectory() + "kioskcam-thumb-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
