@@ -466,32 +466,12 @@ public final class KioskService {
     return PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
   }
 
-  /// The crop a still is cut to at the current zoom; nil at 1.0x, and for MJPEG, which is saved as the
-  /// camera made it (README: the zoom of MJPEG stills is not applied).
+  /// The crop a still or a movie frame is cut to at the current zoom; nil at 1.0x, and for MJPEG, which is
+  /// saved as the camera made it (README: the zoom of MJPEG stills and movies is not applied).
   private func stillZoomCrop(_ format: StreamFormat) -> PixelRect? {
     guard zoom.factor > 100, format.format != .mjpeg else { return nil }
     let crop = zoom.crop(width: format.width, height: format.height)
     return PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
-  }
-
-  /// The still's frame cut to the zoom's crop and scaled back to the camera's size (so the file's size is
-  /// the configured one), on the writer's thread.
-  private static func zoomed(_ frame: StillFrame, to crop: PixelRect) -> StillFrame {
-    let bytes: [UInt8]
-    let stride: Int
-    switch frame.format {
-    case .yuyv:
-      bytes = FrameZoom.yuyv(frame.bytes, stride: frame.bytesPerLine, width: frame.width, height: frame.height, crop: crop)
-      stride = frame.width * 2
-    case .nv12:
-      bytes = FrameZoom.nv12(frame.bytes, stride: frame.bytesPerLine, width: frame.width, height: frame.height, crop: crop)
-      stride = frame.width
-    case .mjpeg:
-      return frame
-    }
-    return StillFrame(
-      format: frame.format, width: frame.width, height: frame.height, bytesPerLine: stride, range: frame.range,
-      bytes: bytes)
   }
 
   private func cameraReady(_ readiness: Readiness) {
@@ -540,7 +520,7 @@ public final class KioskService {
           StillFrame(
             format: format.format, width: format.width, height: format.height, bytesPerLine: format.bytesPerLine,
             range: format.range, bytes: entry.bytes),
-          timestamp: frame.timestamp.nanoseconds, sequence: frame.sequence)
+          timestamp: frame.timestamp.nanoseconds, sequence: frame.sequence, crop: stillZoomCrop(format))
         if let failure = recorder.writeFailure {
           // The kiosk stops the recording at once: the file is kept up to its last whole fragment.
           handle(.movieFailed(reason: "write failed: \(failure)", at: now()))
@@ -850,7 +830,7 @@ public final class KioskService {
     }
     writer.async {
       do {
-        let encoded = try StillPipeline.encode(zoomCrop.map { Self.zoomed(still, to: $0) } ?? still, quality: quality)
+        let encoded = try StillPipeline.encode(zoomCrop.map { StillPipeline.zoomed(still, to: $0) } ?? still, quality: quality)
         let metadata = ExifMetadata(
           make: "kioskcam", model: model, software: "kioskcam", captured: captured, orientation: orientation,
           pixelWidth: encoded.width, pixelHeight: encoded.height, uniqueID: uniqueID,

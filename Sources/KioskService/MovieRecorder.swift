@@ -116,7 +116,8 @@ public final class MovieRecorder: Sendable {
   public var pending: Int { state.withLock { $0.queued } }
 
   /// From the loop thread: takes a copy of one frame, or counts it dropped when the queue is full.
-  public func submit(_ frame: StillFrame, timestamp: Int64, sequence: UInt32) {
+  /// `crop`: the digital zoom's rectangle, cut out and scaled back to the frame's size on the encoder's thread.
+  public func submit(_ frame: StillFrame, timestamp: Int64, sequence: UInt32, crop: PixelRect? = nil) {
     let index: Int? = state.withLock { state in
       guard state.queued < Self.queueBound, state.writeError == nil else {
         state.dropped += 1
@@ -130,7 +131,7 @@ public final class MovieRecorder: Sendable {
     inFlight.enter()
     let (quality, halvings) = (quality, halvings)
     encoders.async { [self] in
-      let jpeg = Self.encode(frame, quality: quality, halvings: halvings)
+      let jpeg = Self.encode(crop.map { StillPipeline.zoomed(frame, to: $0) } ?? frame, quality: quality, halvings: halvings)
       state.withLock { state in
         if let jpeg {
           state.ready[index] = (jpeg, timestamp, sequence)

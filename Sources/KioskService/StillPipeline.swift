@@ -2,6 +2,7 @@ import Imaging
 import JPEGCodec
 import KioskCore
 import MediaFiles
+import Scaling
 
 /// A frame copied out of the driver's buffer, with what is needed to read it.
 public struct StillFrame: Sendable {
@@ -95,5 +96,25 @@ public enum StillPipeline {
     } catch {
       throw StillError(description: "\(error)")
     }
+  }
+
+  /// A frame cut to the zoom's crop and scaled back to the camera's size (so a still's or a movie's size is the
+  /// configured one), on the still writer's or a movie encoder's thread.
+  static func zoomed(_ frame: StillFrame, to crop: PixelRect) -> StillFrame {
+    let bytes: [UInt8]
+    let stride: Int
+    switch frame.format {
+    case .yuyv:
+      bytes = FrameZoom.yuyv(frame.bytes, stride: frame.bytesPerLine, width: frame.width, height: frame.height, crop: crop)
+      stride = frame.width * 2
+    case .nv12:
+      bytes = FrameZoom.nv12(frame.bytes, stride: frame.bytesPerLine, width: frame.width, height: frame.height, crop: crop)
+      stride = frame.width
+    case .mjpeg:
+      return frame
+    }
+    return StillFrame(
+      format: frame.format, width: frame.width, height: frame.height, bytesPerLine: stride, range: frame.range,
+      bytes: bytes)
   }
 }

@@ -1,6 +1,7 @@
 import CameraRoll
 import Dispatch
 import Foundation
+import Imaging
 import KioskCore
 import KioskService
 import Synchronization
@@ -10,7 +11,9 @@ import Testing
 /// and bytes.
 struct MoviePresetTests {
   /// Records `frames` synthetic 1920x1080 YUYV frames 40 ms apart; the finished file's path and size.
-  static func record(_ preset: MovieQuality, frames: Int = 6) throws -> (path: String, bytes: Int, root: String) {
+  static func record(
+    _ preset: MovieQuality, frames: Int = 6, crop: PixelRect? = nil
+  ) throws -> (path: String, bytes: Int, root: String) {
     let root = FileManager.default.temporaryDirectory.appendingPathComponent("kioskcam-preset-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     let roll = try CameraRoll(root: root, suffix: "TESTS")
@@ -20,7 +23,7 @@ struct MoviePresetTests {
     let frame = SyntheticFrames.yuyv(width: 1920, height: 1080)
     for index in 0..<frames {
       while recorder.pending >= MovieRecorder.queueBound { usleep(1000) }
-      recorder.submit(frame, timestamp: Int64(index) * 40_000_000, sequence: UInt32(index))
+      recorder.submit(frame, timestamp: Int64(index) * 40_000_000, sequence: UInt32(index), crop: crop)
     }
     let done = DispatchSemaphore(value: 0)
     let result = Mutex<Result<MovieSummary, RollError>?>(nil)
@@ -58,6 +61,23 @@ struct MoviePresetTests {
     let row = height / 2 * width
     #expect(abs(Int(pixels[row + width / 4]) - 215) <= 6, "left \(pixels[row + width / 4])")
     #expect(abs(Int(pixels[row + width * 3 / 4]) - 28) <= 6, "right \(pixels[row + width * 3 / 4])")
+  }
+
+  /// A zoom's crop reaches the movie: the bright left half alone, scaled back to the frame's size, is bright
+  /// from edge to edge (unzoomed, the right half is dark).
+  @Test func aZoomedRecordingIsTheCropScaledBack() throws {
+    let movie = try Self.record(.medium, crop: PixelRect(x: 0, y: 0, width: 960, height: 1080))
+    defer { try? FileManager.default.removeItem(atPath: movie.root) }
+    let grey = movie.root + "/first.gray"
+    let extract = try peer([
+      "/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-i", movie.path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt",
+      "gray", grey,
+    ])
+    #expect(extract.status == 0 && extract.stderr.isEmpty, "ffmpeg: \(extract.stderr)")
+    let pixels = [UInt8](try Data(contentsOf: URL(fileURLWithPath: grey)))
+    try #require(pixels.count == 960 * 540)
+    let row = 270 * 960
+    for x in [40, 480, 920] { #expect(abs(Int(pixels[row + x]) - 215) <= 6, "x \(x): \(pixels[row + x])") }
   }
 
   @Test func lowerPresetsMakeSmallerFiles() throws {
