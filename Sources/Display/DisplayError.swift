@@ -8,6 +8,11 @@ public enum DisplayError: Error, Sendable, CustomStringConvertible {
   case busy(String)
   case io(SystemCallError)
 
+  /// The card went away under us (ENODEV): unplugged, or its driver unbound.
+  public var isGone: Bool {
+    if case .io(let error) = self { error.errno == .noDevice } else { false }
+  }
+
   public var description: String {
     switch self {
     case .absent(let text), .busy(let text): text

@@ -60,7 +60,7 @@ public final class KioskService {
   private var display: KMSDisplay?
   private var scaler: LibYUVPreview?
   /// Nil when the font could not be read: messages are then plain colour, and the log says why once.
-  private let overlay: Overlay?
+  private var overlay: Overlay?
   /// The ready lamp's state as the kiosk decides it, lamp wired or not: the overlay's ready cue.
   private var readyLit = false
   /// Free bytes above the reserve and the mean size of a still, for "shots left"; nil until known.
@@ -316,7 +316,8 @@ public final class KioskService {
         try loop.watch(display.descriptor) { [unowned self] _ in flipDone() }
       }
       retryTimer = try LoopTimer(loop: loop) { [unowned self] in retryCamera() }
-      deviceWatch = try DirectoryWatch(loop: loop, directories: ["/dev", "/dev/v4l/by-id"]) { [unowned self] in
+      deviceWatch = try DirectoryWatch(loop: loop, directories: ["/dev", "/dev/v4l/by-id", "/dev/dri"]) {
+        [unowned self] in
         deviceNodeAppeared(directory: $0, name: $1)
       }
       // Space freed over SSH shows up on screen without a press; a press also checks first. A recording
@@ -326,6 +327,7 @@ public final class KioskService {
         checkStorage()
         // Items copied in or deleted over SSH reach review mode too.
         listRoll()
+        if display == nil { retryDisplay() }
         try? storageTimer?.arm(after: recorder == nil ? 5_000_000_000 : 1_000_000_000)
       }
       try storageTimer?.arm(after: 5_000_000_000)
@@ -607,7 +609,7 @@ public final class KioskService {
         overlay?.drawLive(overlayContent, on: target)
       }
     } catch {
-      log("display: \(error)")
+      displayFailed(error)
     }
   }
 
@@ -622,7 +624,7 @@ public final class KioskService {
         overlay?.drawLive(overlayContent, on: target)
       }
     } catch {
-      log("display: \(error)")
+      displayFailed(error)
     }
   }
 
@@ -697,7 +699,45 @@ public final class KioskService {
     noCamera("no configured camera opens")
   }
 
+  /// A present that failed: logged, and a display that went away (ENODEV: unplugged, driver unbound) is let
+  /// go, so that the service goes on capturing without it and takes it back when it returns.
+  private func displayFailed(_ error: DisplayError) {
+    guard error.isGone, let lost = display else {
+      log("display: \(error)")
+      return
+    }
+    loop.unwatch(lost.descriptor)
+    display = nil
+    scaler = nil
+    decodedScaler = nil
+    review = nil
+    log("display lost: \(error); capturing without it")
+    capabilityChanged(.fail(.display, "\(error)"))
+  }
+
+  /// Opens the configured display again, if the configuration wants one and it is not there.
+  private func retryDisplay() {
+    guard display == nil, capabilities.gate.role(of: .display) != .unused, config.display.device != "none" else { return }
+    guard let card = try? KMSDisplay(device: config.display.device) else { return }
+    do {
+      try loop.watch(card.descriptor) { [unowned self] _ in flipDone() }
+    } catch {
+      return
+    }
+    display = card
+    if overlay == nil, let font = try? FontFile.load(config.display.font) {
+      overlay = Overlay(painter: TextPainter(font: font), width: card.width, height: card.height)
+    }
+    fitPreview()
+    capabilityChanged(CapabilityProbe.opened(.success(card)))
+    show(kiosk.screen)
+  }
+
   private func deviceNodeAppeared(directory: String, name: String) {
+    if directory == "/dev/dri", name.hasPrefix("card") {
+      retryDisplay()
+      return
+    }
     guard camera == nil, directory != "/dev" || name.hasPrefix("video") else { return }
     let path = "\(directory)/\(name)"
     // Created and gone again (a camera that bounced on its connector) is not worth a try.
@@ -1067,7 +1107,7 @@ public final class KioskService {
       }
       if !drawn { messageWaiting = true }
     } catch {
-      log("display: \(error)")
+      displayFailed(error)
     }
   }
 
@@ -1134,7 +1174,7 @@ public final class KioskService {
       if !drawn, frame == nil { messageWaiting = true }
       return drawn
     } catch {
-      log("display: \(error)")
+      displayFailed(error)
       return false
     }
   }

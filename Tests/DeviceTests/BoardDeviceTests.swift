@@ -281,6 +281,39 @@ struct BoardDeviceTests {
     #expect(stopped.stdout.contains("exited 0"), "still running, then stopped cleanly: \(stopped.stdout)")
   }
 
+  /// The display's driver unbound under the running service (as a display unplugged): the service lets it go
+  /// and goes on taking pictures; bound again, the display is taken back and the preview returns.
+  @Test func aDisplayThatGoesAwayIsLetGoAndTakenBack() throws {
+    let pci = "$(basename $(readlink -f /sys/class/drm/card0/device))"
+    let device = try Board.run("echo \(pci)").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    try #require(!device.isEmpty)
+    defer { _ = try? Board.run("[ -e /dev/dri/card0 ] || echo \(device) > /sys/bus/pci/drivers/bochs-drm/bind") }
+    let (config, roll) = try Board.makeConfig(name: "unplugdisplay")
+    try Board.spawn("unplugdisplay", [Board.binary, "run", "--config", config])
+    defer { _ = try? Board.kill("unplugdisplay") }
+    try Board.waitFor("the service to be ready") { try Board.logs("unplugdisplay").contains("kioskcam: ready") }
+    try Board.waitFor("colour bars") { VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty }
+
+    let unbound = try Board.run("echo \(device) > /sys/bus/pci/drivers/bochs-drm/unbind")
+    try #require(unbound.status == 0, "\(unbound.stderr)")
+    try Board.waitFor("the display let go") { try Board.logs("unplugdisplay").contains("kioskcam: display lost: ") }
+    let lost = try Board.logs("unplugdisplay")
+    #expect(lost.contains("kioskcam: display (optional) lost: "), "\(lost)")
+    #expect(lost.components(separatedBy: "drmModePageFlip").count <= 3, "one failure, not one per frame: \(lost)")
+    try Board.click("shutter")
+    try Board.waitFor("a still without a display") { try Board.logs("unplugdisplay").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+    #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
+
+    let bound = try Board.run("echo \(device) > /sys/bus/pci/drivers/bochs-drm/bind")
+    try #require(bound.status == 0, "\(bound.stderr)")
+    try Board.waitFor("the display back") { try Board.logs("unplugdisplay").contains("kioskcam: display back: /dev/dri/card0") }
+    try Board.waitFor("colour bars again") {
+      VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty
+    }
+    let stopped = try Board.kill("unplugdisplay")
+    #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
+  }
+
   @Test func aMissingCameraIsOneLineAndExit69() throws {
     let (config, _) = try Board.makeConfig(name: "nocamera") {
       $0.replacingOccurrences(of: "device = auto\nformat", with: "device = /dev/video7\nformat")
