@@ -42,6 +42,19 @@ public struct CapabilityGate: Sendable, Equatable {
     self.init(required: capabilities.required, optional: capabilities.optional)
   }
 
+  /// The configuration's lists, less the optional capabilities it says are not fitted (`[buttons] mode = none`,
+  /// `[display] device = none`): a part left out on purpose is not a missing one, and is neither probed nor
+  /// reported off. A required one stays required, and then fails.
+  public init(_ config: Config) {
+    let notFitted: Set<Capability> = Set(
+      [
+        config.buttons.shutter == nil ? Capability.shutterButton : nil,
+        config.buttons.mode == nil ? .modeButton : nil,
+        config.display.device == "none" ? .display : nil,
+      ].compactMap { $0 })
+    self.init(required: config.capabilities.required, optional: config.capabilities.optional.filter { !notFitted.contains($0) })
+  }
+
   public func role(of capability: Capability) -> CapabilityRole {
     required.contains(capability) ? .required : optional.contains(capability) ? .optional : .unused
   }

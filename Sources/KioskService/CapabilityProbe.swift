@@ -185,7 +185,7 @@ enum CapabilityProbe {
 
   /// Every capability the configuration wants, probed without holding on to anything.
   static func all(_ config: Config) -> [ProbeResult] {
-    let gate = CapabilityGate(config.capabilities)
+    let gate = CapabilityGate(config)
     var results: [ProbeResult] = []
     for capability in Capability.allCases where gate.role(of: capability) != .unused {
       switch capability {

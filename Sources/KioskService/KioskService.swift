@@ -156,7 +156,7 @@ public final class KioskService {
       throw .io(error.description)
     }
 
-    let gate = CapabilityGate(config.capabilities)
+    let gate = CapabilityGate(config)
     var probed: [ProbeResult] = []
     func wanted(_ capability: Capability) -> Bool { gate.role(of: capability) != .unused }
 

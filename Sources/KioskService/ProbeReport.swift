@@ -31,7 +31,7 @@ public struct ProbeReport: Encodable, Sendable {
     // Listed before the capability probes request button lines, so the listing shows who else holds them.
     gpioChips = GPIOProbe.list()
     storage = StorageInfo(path: config.roll.path)
-    let gate = CapabilityGate(config.capabilities)
+    let gate = CapabilityGate(config)
     let results = CapabilityProbe.all(config)
     capabilities = results.map {
       CapabilityReport(

@@ -136,4 +136,17 @@ import Testing
     #expect(CapabilityChange.mediaTypes([]).description == "media types now: none")
     #expect(CapabilityChange.mediaTypes([.stills, .movies]).description == "media types now: stills, movies")
   }
+
+  @Test func aPartConfiguredAsNoneIsNotWantedUnlessRequired() {
+    var config = Config()
+    config.buttons.mode = nil
+    config.display.device = "none"
+    let gate = CapabilityGate(config)
+    #expect(gate.role(of: .modeButton) == .unused, "no mode button fitted: not a missing one")
+    #expect(gate.role(of: .display) == .unused)
+    #expect(gate.role(of: .movieCamera) == .optional)
+    config.capabilities.required.append(.display)
+    #expect(CapabilityGate(config).role(of: .display) == .required, "required and not fitted still fails")
+  }
 }
+
