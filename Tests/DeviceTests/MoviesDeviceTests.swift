@@ -62,6 +62,34 @@ extension BoardDeviceTests {
     return (frames, seconds)
   }
 
+  /// `movieConfig` with the roll on a `megabytes` MiB tmpfs in the guest, keeping `reserve` MiB free; the
+  /// caller unmounts the returned mount point.
+  func movieConfigOnGuestTmpfs(_ name: String, megabytes: Int, reserve: Int) throws -> (config: String, mount: String) {
+    let mount = "/tmp/kioskcam-\(name)"
+    let made = try Board.run(
+      "mkdir -p \(mount) && mount -t tmpfs -o size=\(megabytes)m kioskcam-\(name) \(mount) && mkdir \(mount)/roll")
+    try #require(made.status == 0, "\(made.stderr)")
+    let (config, _) = try movieConfig(name) {
+      $0.replacingOccurrences(of: "path = \(Board.share!)/\(name)-roll", with: "path = \(mount)/roll")
+        .replacingOccurrences(of: "reserve-mb = 16", with: "reserve-mb = \(reserve)")
+    }
+    return (config, mount)
+  }
+
+  /// Checked in the guest, which alone sees its tmpfs: `file` is the only item, nothing is left hidden, ffprobe
+  /// counts the frames the service logged and ffmpeg decodes it without a word. The frame count.
+  func expectOnlyMovie(_ service: String, _ file: String, in mount: String) throws -> Int {
+    let listing = try Board.run("ls -A \(mount)/roll/DCIM/100KIOSK").stdout.split(separator: "\n").map(String.init)
+    #expect(listing == [(file as NSString).lastPathComponent], "published, nothing hidden: \(listing)")
+    let logged = try #require(try loggedMovie(service, file))
+    let probe = try Board.run(
+      "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=codec_name,nb_read_frames -of csv=p=0 "
+        + "\(mount)/roll/\(file) && ffmpeg -nostdin -v error -i \(mount)/roll/\(file) -f null -")
+    #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg,\(logged.frames)", "\(probe.stdout)")
+    #expect(probe.stderr.isEmpty, "ffprobe/ffmpeg: \(probe.stderr)")
+    return logged.frames
+  }
+
   @Test func aMovieRecordedFromVividPlaysInFFmpeg() throws {
     let (config, roll) = try movieConfig("movie")
     try startService("movie", config: config)
@@ -159,13 +187,8 @@ extension BoardDeviceTests {
   /// stops by itself at the reserve, with room left to finish the file, and "Storage full" on screen; the
   /// movie plays and nothing is left hidden.
   @Test func aRecordingIntoASmallFileSystemStopsCleanlyAtTheReserve() throws {
-    let mount = "/tmp/kioskcam-movie-small"
-    #expect(try Board.run("mkdir -p \(mount) && mount -t tmpfs -o size=6m kioskcam-movie-small \(mount) && mkdir \(mount)/roll").status == 0)
+    let (config, mount) = try movieConfigOnGuestTmpfs("moviesmall", megabytes: 6, reserve: 5)
     defer { _ = try? Board.run("umount \(mount)") }
-    let (config, _) = try movieConfig("moviesmall") {
-      $0.replacingOccurrences(of: "path = \(Board.share!)/moviesmall-roll", with: "path = \(mount)/roll")
-        .replacingOccurrences(of: "reserve-mb = 16", with: "reserve-mb = 5")
-    }
     try startService("moviesmall", config: config)
     defer { _ = try? Board.kill("moviesmall") }
     _ = try startRecording("moviesmall")
@@ -175,29 +198,15 @@ extension BoardDeviceTests {
     #expect(log.contains("movie stopped: storage full"), "\(log)")
     #expect(log.contains("screen: Storage full"))
     #expect(!log.contains("write failed"), "stopped before the disk filled: \(log)")
-    let listing = try Board.run("ls -A \(mount)/roll/DCIM/100KIOSK").stdout.split(separator: "\n").map(String.init)
-    #expect(listing == ["IMG_0001.MOV"], "published, nothing hidden: \(listing)")
-    // Checked in the guest: only it sees its tmpfs.
-    let probe = try Board.run(
-      "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=codec_name,nb_read_frames -of csv=p=0 "
-        + "\(mount)/roll/\(file) && ffmpeg -nostdin -v error -i \(mount)/roll/\(file) -f null -")
-    let logged = try #require(try loggedMovie("moviesmall", file))
-    #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg,\(logged.frames)", "\(probe.stdout)")
-    #expect(probe.stderr.isEmpty, "ffprobe/ffmpeg: \(probe.stderr)")
-    #expect(logged.frames > 10)
+    #expect(try expectOnlyMovie("moviesmall", file, in: mount) > 10)
   }
 
   /// No reserve, and the disk filled behind the service's back mid-recording: the failed write stops the
   /// recording at once ("Save failed"), and what was written up to the last whole fragment is published and
   /// plays.
   @Test func aWriteFailureMidRecordingStopsItAtOnceAndKeepsWhatWasWritten() throws {
-    let mount = "/tmp/kioskcam-movie-enospc"
-    #expect(try Board.run("mkdir -p \(mount) && mount -t tmpfs -o size=8m kioskcam-movie-enospc \(mount) && mkdir \(mount)/roll").status == 0)
+    let (config, mount) = try movieConfigOnGuestTmpfs("movieenospc", megabytes: 8, reserve: 0)
     defer { _ = try? Board.run("umount \(mount)") }
-    let (config, _) = try movieConfig("movieenospc") {
-      $0.replacingOccurrences(of: "path = \(Board.share!)/movieenospc-roll", with: "path = \(mount)/roll")
-        .replacingOccurrences(of: "reserve-mb = 16", with: "reserve-mb = 0")
-    }
     try startService("movieenospc", config: config)
     defer { _ = try? Board.kill("movieenospc") }
     _ = try startRecording("movieenospc")
@@ -210,15 +219,7 @@ extension BoardDeviceTests {
     #expect(log.contains("movie failed: write failed"), "\(log)")
     #expect(log.contains("screen: Save failed"))
     #expect(log.contains("No space left on device"))
-    let listing = try Board.run("ls -A \(mount)/roll/DCIM/100KIOSK").stdout.split(separator: "\n").map(String.init)
-    #expect(listing == ["IMG_0001.MOV"], "published, nothing hidden: \(listing)")
-    let logged = try #require(try loggedMovie("movieenospc", file))
-    let probe = try Board.run(
-      "ffprobe -v error -count_frames -select_streams v:0 -show_entries stream=codec_name,nb_read_frames -of csv=p=0 "
-        + "\(mount)/roll/\(file) && ffmpeg -nostdin -v error -i \(mount)/roll/\(file) -f null -")
-    #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg,\(logged.frames)", "\(probe.stdout)")
-    #expect(probe.stderr.isEmpty, "ffprobe/ffmpeg: \(probe.stderr)")
-    #expect(logged.frames > 0)
+    #expect(try expectOnlyMovie("movieenospc", file, in: mount) > 0)
     // The next recording works once there is room again, under the next number.
     _ = try Board.run("rm \(mount)/filler")
     #expect(try Board.run("\(Board.binary) shutter").status == 0)

@@ -17,6 +17,17 @@ extension BoardDeviceTests {
     try Board.waitFor(file) { try Board.logs(service).contains("still \(file) ") }
   }
 
+  /// An ext4 file system of its own in the guest (a loop device), mounted with an empty `roll` folder: a roll
+  /// that can be frozen, unmounted and mounted again. The caller unmounts it and removes the image.
+  func ext4RollInGuest(_ name: String, megabytes: Int) throws -> (mount: String, image: String) {
+    let (mount, image) = ("/tmp/kioskcam-\(name)", "/tmp/kioskcam-\(name).img")
+    let prepare = try Board.run(
+      "modprobe loop && truncate -s \(megabytes)M \(image) && mkfs.ext4 -q -F \(image) && mkdir -p \(mount) "
+        + "&& mount -o loop \(image) \(mount) && mkdir \(mount)/roll")
+    try #require(prepare.status == 0, "\(prepare.stderr)")
+    return (mount, image)
+  }
+
   /// The shutter lags the log gives, by file.
   func lags(in log: String) -> [String: Double] {
     var result: [String: Double] = [:]
@@ -127,12 +138,7 @@ extension BoardDeviceTests {
   @Test func aKillDuringASaveLeavesNoPartialFileAndNoReusedNumber() throws {
     // The roll on an ext4 file system in the guest, so that fsfreeze can hold the writer inside a save: a
     // frozen file system blocks the writer's next change, and the SIGKILL lands while it waits there.
-    let mount = "/tmp/kioskcam-crash"
-    let image = "/tmp/kioskcam-crash.img"
-    let prepare = try Board.run(
-      "modprobe loop && truncate -s 64M \(image) && mkfs.ext4 -q -F \(image) && mkdir -p \(mount) "
-        + "&& mount -o loop \(image) \(mount) && mkdir \(mount)/roll")
-    #expect(prepare.status == 0, "\(prepare.stderr)")
+    let (mount, image) = try ext4RollInGuest("crash", megabytes: 64)
     defer { _ = try? Board.run("fsfreeze -u \(mount); umount \(mount); rm -f \(image)") }
     func guest(_ command: String) throws -> String { try Board.run(command).stdout }
     func names() throws -> [String] {
@@ -176,12 +182,7 @@ extension BoardDeviceTests {
   /// The roll's storage unmounted under the running service (a card pulled): "Storage not available", the
   /// shutter refused, the service keeps running; mounted again: back by itself, numbering continued.
   @Test func aRollWhoseStorageGoesAwayIsShownAndComesBack() throws {
-    let mount = "/tmp/kioskcam-unplug"
-    let image = "/tmp/kioskcam-unplug.img"
-    let prepare = try Board.run(
-      "modprobe loop && truncate -s 32M \(image) && mkfs.ext4 -q -F \(image) && mkdir -p \(mount) "
-        + "&& mount -o loop \(image) \(mount) && mkdir \(mount)/roll")
-    #expect(prepare.status == 0, "\(prepare.stderr)")
+    let (mount, image) = try ext4RollInGuest("unplug", megabytes: 32)
     defer { _ = try? Board.run("umount \(mount); rm -f \(image)") }
     let (config, _) = try Board.makeConfig(name: "unplug") {
       $0.replacingOccurrences(of: "path = \(Board.share!)/unplug-roll", with: "path = \(mount)/roll")

@@ -37,6 +37,17 @@ struct MoviePresetTests {
     return ("\(root)/\(summary.item.relativePath)", summary.bytes, root)
   }
 
+  /// The movie's first frame as ffmpeg decodes it, in grey, one byte a pixel.
+  static func firstFrameGrey(_ movie: (path: String, bytes: Int, root: String)) throws -> [UInt8] {
+    let grey = movie.root + "/first.gray"
+    let extract = try peer([
+      "/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-i", movie.path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt",
+      "gray", grey,
+    ])
+    #expect(extract.status == 0 && extract.stderr.isEmpty, "ffmpeg: \(extract.stderr)")
+    return [UInt8](try Data(contentsOf: URL(fileURLWithPath: grey)))
+  }
+
   @Test(arguments: [
     (MovieQuality.high, 1920, 1080), (MovieQuality.medium, 960, 540), (MovieQuality.low, 480, 270),
   ])
@@ -50,13 +61,7 @@ struct MoviePresetTests {
     #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg,\(width),\(height),6", "\(probe.stderr)")
     // The first frame in grey: the synthetic picture is bright on the left half and dark on the right, and
     // a downscale must keep it so (limited-range 200 and 40 expand to about 215 and 28).
-    let grey = movie.root + "/first.gray"
-    let extract = try peer([
-      "/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-i", movie.path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt",
-      "gray", grey,
-    ])
-    #expect(extract.status == 0 && extract.stderr.isEmpty, "ffmpeg: \(extract.stderr)")
-    let pixels = [UInt8](try Data(contentsOf: URL(fileURLWithPath: grey)))
+    let pixels = try Self.firstFrameGrey(movie)
     try #require(pixels.count == width * height)
     let row = height / 2 * width
     #expect(abs(Int(pixels[row + width / 4]) - 215) <= 6, "left \(pixels[row + width / 4])")
@@ -68,13 +73,7 @@ struct MoviePresetTests {
   @Test func aZoomedRecordingIsTheCropScaledBack() throws {
     let movie = try Self.record(.medium, crop: PixelRect(x: 0, y: 0, width: 960, height: 1080))
     defer { try? FileManager.default.removeItem(atPath: movie.root) }
-    let grey = movie.root + "/first.gray"
-    let extract = try peer([
-      "/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-i", movie.path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt",
-      "gray", grey,
-    ])
-    #expect(extract.status == 0 && extract.stderr.isEmpty, "ffmpeg: \(extract.stderr)")
-    let pixels = [UInt8](try Data(contentsOf: URL(fileURLWithPath: grey)))
+    let pixels = try Self.firstFrameGrey(movie)
     try #require(pixels.count == 960 * 540)
     let row = 270 * 960
     for x in [40, 480, 920] { #expect(abs(Int(pixels[row + x]) - 215) <= 6, "x \(x): \(pixels[row + x])") }
