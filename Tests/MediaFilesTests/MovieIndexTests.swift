@@ -43,16 +43,17 @@ import Testing
     try #require(FileManager.default.isExecutableFile(atPath: ffmpeg), "ffmpeg is a test dependency")
     let path = NSTemporaryDirectory() + "kioskcam-index-\(UUID().uuidString).mov"
     defer { try? FileManager.default.removeItem(atPath: path) }
-    let made = try run([
+    let made = try peer([
       ffmpeg, "-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=160x96:rate=12:duration=2", "-c:v", "mjpeg",
       "-q:v", "5", path,
     ])
-    try #require(made.status == 0, "\(made.output)")
-    let probe = try run([
+    try #require(made.status == 0, "\(made.stderr)")
+    let probe = try peer([
       "/usr/bin/ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pos,size,pts_time",
       "-of", "csv=p=0", path,
     ])
-    let packets = probe.output.split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+    #expect(probe.stderr.isEmpty, "ffprobe: \(probe.stderr)")
+    let packets = probe.stdout.split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
     let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     let index = try Self.index(bytes)
     #expect(index.width == 160 && index.height == 96)
@@ -64,18 +65,5 @@ import Testing
       #expect(UInt64(packet[2]) == sample.offset)
     }
     #expect(abs(index.duration - 2_000_000_000) <= 1_000_000)
-  }
-
-  func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: arguments[0])
-    process.arguments = Array(arguments.dropFirst())
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
   }
 }
