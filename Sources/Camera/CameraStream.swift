@@ -133,8 +133,9 @@ public final class CameraStream {
   }
 
   /// Streams for `window` of wall time and returns the timestamps of the frames that came, each buffer given
-  /// straight back: what the driver delivers, for a rate measured rather than advertised.
-  public func sampleTimestamps(for window: Duration) throws(CameraError) -> [Instant] {
+  /// straight back, and when it stopped on CLOCK_MONOTONIC (the buffers' clock): what the driver delivers, for
+  /// a rate measured rather than advertised.
+  public func sampleTimestamps(for window: Duration) throws(CameraError) -> (stamps: [Instant], end: Instant) {
     if !streaming { try start() }
     defer { stop() }
     let clock = ContinuousClock()
@@ -153,7 +154,9 @@ public final class CameraStream {
         try requeue(buffer)
       }
     }
-    return stamps
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return (stamps, Instant(seconds: Int64(now.tv_sec), nanoseconds: Int64(now.tv_nsec)))
   }
 
   /// The camera's exposure and gain as its controls report them now; nil for a control it does not have.

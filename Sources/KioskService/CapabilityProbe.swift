@@ -41,8 +41,8 @@ enum CapabilityProbe {
       guard stream.format.width == config.movie.size.width, stream.format.height == config.movie.size.height else {
         return .fail(.movieCamera, "\(name) asked, \(stream.format.width)x\(stream.format.height) granted")
       }
-      let stamps = try stream.sampleTimestamps(for: measureWindow)
-      guard let rate = MeasuredRate(timestamps: stamps) else {
+      let (stamps, end) = try stream.sampleTimestamps(for: measureWindow)
+      guard let rate = MeasuredRate(timestamps: stamps, end: end) else {
         return .fail(.movieCamera, "\(name): \(stamps.count) frames in \(measureWindow), \(wanted) fps wanted")
       }
       let seconds = (Double(rate.span.nanosecondsClamped) / 1e7).rounded() / 100

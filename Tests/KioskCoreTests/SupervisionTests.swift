@@ -97,11 +97,12 @@ import Testing
 /// The movie camera's rate from its timestamps: what `movie-camera` is judged by.
 struct MeasuredRateTests {
   static func stamps(_ milliseconds: [Int64]) -> [Instant] { milliseconds.map { Instant(nanoseconds: $0 * 1_000_000) } }
+  static func ms(_ value: Int64) -> Instant { Instant(nanoseconds: value * 1_000_000) }
 
   @Test func aSteadyStreamMeasuresItsRate() throws {
     // 51 frames 40 ms apart after a first frame held 300 ms by the driver: 25 fps, the start-up stall left out.
     let steady: [Int64] = [0] + (0...50).map { (index: Int64) -> Int64 in 300 + index * 40 }
-    let rate = try #require(MeasuredRate(timestamps: Self.stamps(steady)))
+    let rate = try #require(MeasuredRate(timestamps: Self.stamps(steady), end: Self.ms(2300)))
     #expect(abs(rate.framesPerSecond - 25) < 1e-9)
     #expect(rate.frames == 51)
     #expect(rate.span == .milliseconds(2000))
@@ -109,25 +110,36 @@ struct MeasuredRateTests {
     #expect(!rate.suffices(for: 30))
   }
 
+  @Test func aCameraThatStallsAfterABurstMeasuresAsSlowAsItIs() throws {
+    // Four buffers delivered at 100 fps, then none (a driver keeping its buffers): not a 100 fps camera.
+    let rate = try #require(MeasuredRate(timestamps: Self.stamps([0, 10, 20, 30]), end: Self.ms(2000)))
+    #expect(rate.framesPerSecond < 1.1)
+    #expect(!rate.suffices(for: 10))
+  }
+
   @Test func burstsAverageOutButDroppedFramesCount() throws {
     // Bursts of two 16 ms apart every 80 ms: 25 fps on average, as vivid delivers under emulation.
     let bursty: [Int64] = (0..<50).map { (index: Int) -> Int64 in Int64(index / 2 * 80 + index % 2 * 16) }
-    let rate = try #require(MeasuredRate(timestamps: Self.stamps(bursty)))
+    let rate = try #require(MeasuredRate(timestamps: Self.stamps(bursty), end: Self.ms(2000)))
     #expect(abs(rate.framesPerSecond - 25) < 1.0)
     // Every other frame of a 25 fps stream never comes: 12.5 fps, not enough for 25, enough for 12.
     let everyOther: [Int64] = (0...50).map { (index: Int) -> Int64 in Int64(index * 80) }
-    let halved = try #require(MeasuredRate(timestamps: Self.stamps(everyOther)))
+    let halved = try #require(MeasuredRate(timestamps: Self.stamps(everyOther), end: Self.ms(4000)))
     #expect(!halved.suffices(for: 25))
     #expect(halved.suffices(for: 12))
     // 90% of the wanted rate is the edge: 22.5 fps passes for 25, 22.4 does not.
-    func steady(interval: Int64) -> [Instant] { (0...10).map { (index: Int64) in Instant(nanoseconds: index * interval) } }
-    #expect(try #require(MeasuredRate(timestamps: steady(interval: 44_444_444))).suffices(for: 25))
-    #expect(try !#require(MeasuredRate(timestamps: steady(interval: 44_642_857))).suffices(for: 25))
+    func steady(interval: Int64) -> (stamps: [Instant], end: Instant) {
+      ((0...10).map { (index: Int64) in Instant(nanoseconds: index * interval) }, Instant(nanoseconds: 10 * interval))
+    }
+    let edge = steady(interval: 44_444_444)
+    #expect(try #require(MeasuredRate(timestamps: edge.stamps, end: edge.end)).suffices(for: 25))
+    let below = steady(interval: 44_642_857)
+    #expect(try !#require(MeasuredRate(timestamps: below.stamps, end: below.end)).suffices(for: 25))
   }
 
   @Test func tooFewFramesAreNoRate() {
-    #expect(MeasuredRate(timestamps: []) == nil)
-    #expect(MeasuredRate(timestamps: Self.stamps([0, 40])) == nil, "the first frame does not count")
-    #expect(MeasuredRate(timestamps: Self.stamps([0, 40, 40])) == nil, "no time between them")
+    #expect(MeasuredRate(timestamps: [], end: Self.ms(2000)) == nil)
+    #expect(MeasuredRate(timestamps: Self.stamps([0, 40]), end: Self.ms(2000)) == nil, "the first frame does not count")
+    #expect(MeasuredRate(timestamps: Self.stamps([0, 40, 80]), end: Self.ms(40)) == nil, "ended before it began")
   }
 }
