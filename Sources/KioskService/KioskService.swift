@@ -826,7 +826,7 @@ public final class KioskService {
         if output == .ready { readyLit = on }
         extras?.set(output, on)
         // When the lamp lit, on the frames' clock: the still's log line says how long after it the frame was.
-        if output == .flash, extras != nil { log("flash \(on ? "lit" : "dark") at \(now())") }
+        if output == .flash, extras != nil, config.outputs.flash != nil { log("flash \(on ? "lit" : "dark") at \(now())") }
       case .log(let message):
         log(message)
       case .zoom(let change):

@@ -71,15 +71,17 @@ extension BoardDeviceTests {
       case (270, _): mismatches = VividBars.mismatches(in: { along, across in screen.pixel(across, 799 - along) }, x: 0, width: 800, y: 640)
       default: mismatches = VividBars.mismatches(in: { along, y in screen.pixel(1279 - along, y) }, x: 0, width: 1280, y: 400)
       }
+      if mirror {
+        // The mode label is drawn on the panel, never mirrored: "STILL" at the top-left margin, scale 2. In the
+        // same dump as the bars: bochs has no vblank, so a dump can catch a buffer drawn up to the picture
+        // but not yet the overlay (seen once in a clean-clone run).
+        mismatches += OverlayText.mismatches(in: screen, "STILL", x: 25, y: 25, scale: 2, background: (0, 0, 0))
+      }
       return mismatches.isEmpty
     }
     #expect(mismatches.isEmpty, "\(mismatches)")
     if let screen = last, rotation == 90 {
       #expect(screen.pixel(200, 400) == (0, 0, 0) && screen.pixel(1080, 400) == (0, 0, 0), "pillarbox bars black")
-    }
-    if let screen = last, mirror {
-      // The mode label is drawn on the panel, never mirrored: "STILL" at the top-left margin, scale 2.
-      #expect(OverlayText.mismatches(in: screen, "STILL", x: 25, y: 25, scale: 2, background: (0, 0, 0)).isEmpty)
     }
     let stopped = try Board.kill(name)
     #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
