@@ -73,9 +73,6 @@ public final class CameraRoll: Sendable {
 
   var dcim: String { "\(root)/DCIM" }
 
-  /// Bytes free for us on the roll's file system, nil if it cannot be asked.
-  public var availableBytes: UInt64? { (try? FileSystemSpace(path: root))?.availableBytes }
-
   /// Writes `bytes` as the next item and returns it once it is durable under its final name.
   public func publish(_ bytes: [UInt8], kind: MediaKind) throws(RollError) -> RollItem {
     try counter.withLock { (next) throws(RollError) -> RollItem in try publish(bytes, kind: kind, next: &next) }

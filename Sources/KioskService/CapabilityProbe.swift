@@ -172,15 +172,19 @@ enum CapabilityProbe {
     }
   }
 
-  static func cameraRoll(_ config: Config, spaceCounts: Bool = true) -> ProbeResult {
+  static func cameraRoll(_ config: Config) -> ProbeResult {
+    RollStorageCheck.evaluate(rollFacts(config), roll: config.roll)
+  }
+
+  /// What the roll's storage is now: where it is mounted, whether it is writable, and its free space.
+  static func rollFacts(_ config: Config) -> RollStorageFacts {
     let path = config.roll.path
-    let facts = RollStorageFacts(
+    return RollStorageFacts(
       path: path, isDirectory: FileStatus.isDirectory(path), writable: FileStatus.isWritable(path),
       availableBytes: (try? FileSystemSpace(path: path))?.availableBytes,
       device: FileStatus.fileSystemDevice(path), parentDevice: FileStatus.fileSystemDevice(path + "/.."),
       rootDevice: FileStatus.fileSystemDevice("/"),
       expectedDevice: RollStorageCheck.expectedDevicePath(config.roll.mount).flatMap(FileStatus.blockDevice))
-    return RollStorageCheck.evaluate(facts, roll: config.roll, spaceCounts: spaceCounts)
   }
 
   /// Every capability the configuration wants, probed without holding on to anything.

@@ -325,8 +325,9 @@ public final class KioskService {
       // it must stop there with room left to finish the file, not at ENOSPC.
       storageTimer = try LoopTimer(loop: loop) { [unowned self] in
         checkStorage()
-        // Items copied in or deleted over SSH reach review mode too.
-        listRoll()
+        // Items copied in or deleted over SSH reach review mode too; not while recording, when review cannot
+        // be on screen and this timer runs every second.
+        if recorder == nil { listRoll() }
         if display == nil { retryDisplay() }
         try? storageTimer?.arm(after: recorder == nil ? 5_000_000_000 : 1_000_000_000)
       }
@@ -717,7 +718,8 @@ public final class KioskService {
 
   /// Opens the configured display again, if the configuration wants one and it is not there.
   private func retryDisplay() {
-    guard display == nil, capabilities.gate.role(of: .display) != .unused, config.display.device != "none" else { return }
+    // `device = none` makes the display unused (not fitted), so the gate's role says it all.
+    guard display == nil, capabilities.gate.role(of: .display) != .unused else { return }
     guard let card = try? KMSDisplay(device: config.display.device) else { return }
     do {
       try loop.watch(card.descriptor) { [unowned self] _ in flipDone() }
@@ -1051,11 +1053,13 @@ public final class KioskService {
   /// Tells the kiosk whether the roll is below its free-space reserve; the kiosk acts only on a change.
   private func checkStorage() {
     guard let roll else { return }
-    // Is the storage still there at all (a card pulled, an unmount, a remount read-only)? Then free space.
-    let place = CapabilityProbe.cameraRoll(config, spaceCounts: false)
+    // Is the storage still there at all (a card pulled, an unmount, a remount read-only)? Then free space,
+    // from the same look at it.
+    let facts = CapabilityProbe.rollFacts(config)
+    let place = RollStorageCheck.evaluate(facts, roll: config.roll, spaceCounts: false)
     perform(kiosk.handle(.rollStorage(available: place.passed, detail: place.evidence, at: now())))
     guard place.passed else { return }
-    guard let available = roll.availableBytes else {
+    guard let available = facts.availableBytes else {
       perform(kiosk.handle(.storage(full: true, detail: "\(roll.root): cannot read the free space", at: now())))
       return
     }

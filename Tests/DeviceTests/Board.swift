@@ -85,6 +85,15 @@ struct Board {
     throw BoardFailure("timed out after \(Int(seconds)) s waiting for \(what)")
   }
 
+  /// A configuration edit that moves `name`'s roll to `path` inside the guest (a file system only the guest
+  /// sees, which a test can fill, freeze or unmount) and keeps `reserve` MiB free there.
+  static func guestRoll(_ name: String, at path: String, reserve: Int) -> (String) -> String {
+    {
+      $0.replacingOccurrences(of: "path = \(share!)/\(name)-roll", with: "path = \(path)")
+        .replacingOccurrences(of: "reserve-mb = 16", with: "reserve-mb = \(reserve)")
+    }
+  }
+
   /// A configuration for the board with a fresh roll folder both sides can see.
   static func makeConfig(name: String, edit: (String) -> String = { $0 }) throws -> (config: String, roll: String) {
     let roll = "\(share!)/\(name)-roll"

@@ -69,10 +69,7 @@ extension BoardDeviceTests {
     let made = try Board.run(
       "mkdir -p \(mount) && mount -t tmpfs -o size=\(megabytes)m kioskcam-\(name) \(mount) && mkdir \(mount)/roll")
     try #require(made.status == 0, "\(made.stderr)")
-    let (config, _) = try movieConfig(name) {
-      $0.replacingOccurrences(of: "path = \(Board.share!)/\(name)-roll", with: "path = \(mount)/roll")
-        .replacingOccurrences(of: "reserve-mb = 16", with: "reserve-mb = \(reserve)")
-    }
+    let (config, _) = try movieConfig(name, edit: Board.guestRoll(name, at: "\(mount)/roll", reserve: reserve))
     return (config, mount)
   }
 

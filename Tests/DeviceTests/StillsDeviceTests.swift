@@ -144,10 +144,7 @@ extension BoardDeviceTests {
     func names() throws -> [String] {
       try guest("ls -A \(mount)/roll/DCIM/100KIOSK").split(separator: "\n").map(String.init)
     }
-    let (config, _) = try Board.makeConfig(name: "crash") {
-      $0.replacingOccurrences(of: "path = \(Board.share!)/crash-roll", with: "path = \(mount)/roll")
-        .replacingOccurrences(of: "reserve-mb = 16", with: "reserve-mb = 1")
-    }
+    let (config, _) = try Board.makeConfig(name: "crash", edit: Board.guestRoll("crash", at: "\(mount)/roll", reserve: 1))
     try startService("crash", config: config)
     try press("crash", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
 
@@ -184,10 +181,7 @@ extension BoardDeviceTests {
   @Test func aRollWhoseStorageGoesAwayIsShownAndComesBack() throws {
     let (mount, image) = try ext4RollInGuest("unplug", megabytes: 32)
     defer { _ = try? Board.run("umount \(mount); rm -f \(image)") }
-    let (config, _) = try Board.makeConfig(name: "unplug") {
-      $0.replacingOccurrences(of: "path = \(Board.share!)/unplug-roll", with: "path = \(mount)/roll")
-        .replacingOccurrences(of: "reserve-mb = 16", with: "reserve-mb = 1")
-    }
+    let (config, _) = try Board.makeConfig(name: "unplug", edit: Board.guestRoll("unplug", at: "\(mount)/roll", reserve: 1))
     try startService("unplug", config: config)
     defer { _ = try? Board.kill("unplug") }
     try press("unplug", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
@@ -225,10 +219,7 @@ extension BoardDeviceTests {
     }
 
     // Phase 1: reserve 2 MiB. A filler leaves less than that: refused with "Storage full"; freed: works.
-    let (config, _) = try Board.makeConfig(name: "small") {
-      $0.replacingOccurrences(of: "path = \(Board.share!)/small-roll", with: "path = \(mount)/roll")
-        .replacingOccurrences(of: "reserve-mb = 16", with: "reserve-mb = 2")
-    }
+    let (config, _) = try Board.makeConfig(name: "small", edit: Board.guestRoll("small", at: "\(mount)/roll", reserve: 2))
     try startService("small", config: config)
     try press("small", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
     _ = try guest("dd if=/dev/zero of=\(mount)/filler bs=1M count=3 2>/dev/null; true")
@@ -241,10 +232,7 @@ extension BoardDeviceTests {
     _ = try Board.kill("small")
 
     // Phase 2: no reserve, the disk full to the last block: the write fails, no partial file, and it goes on.
-    let (noReserve, _) = try Board.makeConfig(name: "enospc") {
-      $0.replacingOccurrences(of: "path = \(Board.share!)/enospc-roll", with: "path = \(mount)/roll")
-        .replacingOccurrences(of: "reserve-mb = 16", with: "reserve-mb = 0")
-    }
+    let (noReserve, _) = try Board.makeConfig(name: "enospc", edit: Board.guestRoll("enospc", at: "\(mount)/roll", reserve: 0))
     try startService("enospc", config: noReserve)
     defer { _ = try? Board.kill("enospc") }
     _ = try guest("dd if=/dev/zero of=\(mount)/filler bs=4k 2>/dev/null; true")
