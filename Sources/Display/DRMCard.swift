@@ -26,14 +26,24 @@ final class DRMCard {
   }
 
   /// Every connector of the card, in the kernel's order.
-  func connectors() -> [Connector] {
+  ///
+  /// `probing` asks the driver to detect each connector again (reading EDID over DDC on real hardware, tens of
+  /// milliseconds); without it the kernel's last known state is returned, which hot-plug interrupts and the
+  /// driver's own polling keep up to date: cheap enough to ask every second.
+  func connectors(probing: Bool = true) -> [Connector] {
     guard let resources = drmModeGetResources(fd.raw) else { return [] }
     defer { drmModeFreeResources(resources) }
-    return (0..<Int(resources.pointee.count_connectors)).compactMap { index in
-      guard let connector = drmModeGetConnector(fd.raw, resources.pointee.connectors[index]) else { return nil }
-      defer { drmModeFreeConnector(connector) }
-      return Connector(connector.pointee)
+    return (0..<Int(resources.pointee.count_connectors)).compactMap {
+      connector(resources.pointee.connectors[$0], probing: probing)
     }
+  }
+
+  func connector(_ id: UInt32, probing: Bool) -> Connector? {
+    guard let connector = probing ? drmModeGetConnector(fd.raw, id) : drmModeGetConnectorCurrent(fd.raw, id) else {
+      return nil
+    }
+    defer { drmModeFreeConnector(connector) }
+    return Connector(connector.pointee)
   }
 
   /// CRTC ids, in the order the encoders' `possible_crtcs` bits refer to them.

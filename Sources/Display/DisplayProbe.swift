@@ -42,6 +42,16 @@ public enum DisplayProbe {
     return DisplayCardInfo(path: path, driver: card.driver, connectors: connectors)
   }
 
+  /// Whether `device` (a card, or `auto`: any card) has a connected connector with a mode, as the kernel last
+  /// knew it: a cheap look, once a second, for a display plugged in again. Opening it then probes for real.
+  public static func connectedWithoutProbing(_ device: String, devicesIn directory: String = "/dev/dri") -> Bool {
+    let paths = device == "auto" ? DirectoryListing.numberedNodes(in: directory, prefix: "card") : [device]
+    return paths.contains { path in
+      guard let card = try? DRMCard(path: path) else { return false }
+      return card.connectors(probing: false).contains { $0.connected && !$0.modes.isEmpty }
+    }
+  }
+
   /// The first card with a connected connector that has a mode: what `device = auto` picks.
   public static func firstConnected(devicesIn directory: String = "/dev/dri") -> String? {
     list(devicesIn: directory).first { card in

@@ -73,6 +73,12 @@ public final class KMSDisplay {
 
   public var descriptor: FileDescriptor { card.fd.descriptor }
 
+  /// Whether the connector is still connected, as the kernel last knew it (no probe: see `DRMCard.connectors`).
+  /// A cable pulled out does not make page flips fail, so this is how an unplugged display is noticed.
+  public var connectorConnected: Bool {
+    card.connector(connectorID, probing: false)?.connected ?? false
+  }
+
   /// Draws into the back buffer and queues a flip to it; false (nothing drawn) while a flip is pending.
   @discardableResult
   public func present(_ draw: (DrawTarget) -> Void) throws(DisplayError) -> Bool {

@@ -86,6 +86,10 @@ public final class KioskService {
   private var nodeAppeared: (name: String, at: Instant)?
   private var kioskTimer: LoopTimer?
   private var storageTimer: LoopTimer?
+  /// Looks at the display's connector every second: an unplugged cable does not make page flips fail.
+  private var connectorTimer: LoopTimer?
+  /// What the last look without a display found, so that only a change to connected opens it.
+  private var connectorWasConnected = false
   private var counts = FrameCounts()
   private var control: ControlServer?
   private var cameraPath: String
@@ -332,6 +336,11 @@ public final class KioskService {
         try? storageTimer?.arm(after: recorder == nil ? 5_000_000_000 : 1_000_000_000)
       }
       try storageTimer?.arm(after: 5_000_000_000)
+      connectorTimer = try LoopTimer(loop: loop) { [unowned self] in
+        checkConnector()
+        try? connectorTimer?.arm(after: 1_000_000_000)
+      }
+      try connectorTimer?.arm(after: 1_000_000_000)
       kioskTimer = try LoopTimer(loop: loop) { [unowned self] in handle(.tick(now())) }
       playbackTimer = try LoopTimer(loop: loop) { [unowned self] in playbackTick() }
       control = try ControlServer(path: config.control.socket, group: config.control.group, loop: loop) {
@@ -703,17 +712,41 @@ public final class KioskService {
   /// A present that failed: logged, and a display that went away (ENODEV: unplugged, driver unbound) is let
   /// go, so that the service goes on capturing without it and takes it back when it returns.
   private func displayFailed(_ error: DisplayError) {
-    guard error.isGone, let lost = display else {
+    guard error.isGone else {
       log("display: \(error)")
       return
     }
+    letGoOfDisplay("\(error)")
+  }
+
+  /// The display is gone (card removed, or its connector unplugged): the card is closed, which also gives up
+  /// DRM master, and the service goes on capturing; `retryDisplay` opens it afresh, with whatever mode the
+  /// display that comes back prefers.
+  private func letGoOfDisplay(_ reason: String) {
+    guard let lost = display else { return }
     loop.unwatch(lost.descriptor)
     display = nil
     scaler = nil
     decodedScaler = nil
     review = nil
-    log("display lost: \(error); capturing without it")
-    capabilityChanged(.fail(.display, "\(error)"))
+    log("display lost: \(reason); capturing without it")
+    capabilityChanged(.fail(.display, reason))
+  }
+
+  /// Connector hot-plug by its status rather than by uevents: a status read without probing is one cheap
+  /// ioctl, works for drivers that send no hot-plug uevent (bochs-drm on the virtual board), and needs no
+  /// netlink socket, which the unit's `RestrictAddressFamilies=AF_UNIX` keeps out.
+  /// Without a display, only a connector that became connected is opened at once (opening probes, which on
+  /// real hardware reads EDID); one that stays connected but cannot be opened is left to the 5 s retry.
+  private func checkConnector() {
+    if let display {
+      if !display.connectorConnected { letGoOfDisplay("\(display.path): \(display.connectorName) disconnected") }
+      return
+    }
+    guard capabilities.gate.role(of: .display) != .unused else { return }
+    let connected = DisplayProbe.connectedWithoutProbing(config.display.device)
+    defer { connectorWasConnected = connected }
+    if connected, !connectorWasConnected { retryDisplay() }
   }
 
   /// Opens the configured display again, if the configuration wants one and it is not there.
@@ -727,7 +760,10 @@ public final class KioskService {
       return
     }
     display = card
-    if overlay == nil, let font = try? FontFile.load(config.display.font) {
+    // The display that comes back may be another one, with another mode: the overlay is laid out for its size.
+    if let painter = overlay?.painter {
+      overlay = Overlay(painter: painter, width: card.width, height: card.height)
+    } else if let font = try? FontFile.load(config.display.font) {
       overlay = Overlay(painter: TextPainter(font: font), width: card.width, height: card.height)
     }
     fitPreview()

@@ -62,6 +62,14 @@ struct Board {
 
   static func logs(_ name: String) throws -> String { try host([cli, "logs", name]).stdout }
 
+  /// `kioskcam status --json` of the service on the default control socket.
+  static func status() throws -> [String: Any] {
+    let result = try run("\(binary) status --json")
+    guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+    else { throw BoardFailure("status: \(result.status) \(result.stdout) \(result.stderr)") }
+    return object
+  }
+
   static func click(_ line: String) throws {
     let result = try host([cli, "click", line])
     guard result.status == 0 else { throw BoardFailure("click \(line): \(result.stderr)") }

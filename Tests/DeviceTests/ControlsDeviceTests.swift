@@ -31,13 +31,6 @@ extension BoardDeviceTests {
       guard result.status == 0 else { throw BoardFailure("bounce script: \(result.stderr)") }
     }
 
-    func status() throws -> [String: Any] {
-      let result = try Board.run("\(Board.binary) status --json")
-      guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
-      else { throw BoardFailure("status: \(result.status) \(result.stdout) \(result.stderr)") }
-      return object
-    }
-
     func lamp(_ offset: Int) throws -> String {
       try Board.run("cat \(Self.simFolder)/sim_gpio\(offset)/value").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -73,7 +66,7 @@ extension BoardDeviceTests {
       #expect(shutter.status == 0 && shutter.stdout == "ok\n", "\(shutter.stdout) \(shutter.stderr)")
       try Board.waitFor("the socket's still") { try jpegCount(in: roll) == 11 }
 
-      let report = try status()
+      let report = try Board.status()
       #expect(report["mode"] as? String == "still")
       #expect(report["screen"] as? String == "live still")
       // Review: there is a display and the roll has pictures.
@@ -93,11 +86,11 @@ extension BoardDeviceTests {
       #expect(movie.status == 69)
       #expect(movie.stderr.contains("mode movie is not available (available: still, review)"), "\(movie.stderr)")
       try Board.click("mode")
-      try Board.waitFor("review mode") { try status()["mode"] as? String == "review" }
+      try Board.waitFor("review mode") { try Board.status()["mode"] as? String == "review" }
       let long = try Board.host([Board.cli, "click", "mode", "--hold-ms", "1200"])
       #expect(long.status == 0)
       Thread.sleep(forTimeInterval: 1)
-      #expect(try status()["mode"] as? String == "still")
+      #expect(try Board.status()["mode"] as? String == "still")
       #expect(try jpegCount(in: roll) == 11, "the mode button never takes a photo")
 
       let stopped = try Board.kill("controls")
@@ -149,7 +142,7 @@ extension BoardDeviceTests {
     #expect(try lamps.lamp(6) == "0", "dark in movie mode before the shutter")
     _ = try startRecording("tally")
     #expect(try lamps.lamp(6) == "1", "lit while recording")
-    #expect(try lamps.status()["recording"] as? Bool == true)
+    #expect(try Board.status()["recording"] as? Bool == true)
     #expect(try lamps.lamp(7) == "0", "not ready for another start while recording")
     Thread.sleep(forTimeInterval: 1)
     #expect(try lamps.lamp(6) == "1", "still lit a second later")
@@ -157,9 +150,9 @@ extension BoardDeviceTests {
     let file = "DCIM/100KIOSK/IMG_0001.MOV"
     try Board.waitFor(file) { try loggedMovie("tally", file) != nil }
     #expect(try lamps.lamp(6) == "0", "dark once the recording stopped")
-    #expect(try lamps.status()["recording"] as? Bool == false)
+    #expect(try Board.status()["recording"] as? Bool == false)
     // The count follows the writer's report, which comes back to the loop just after the log line.
-    try Board.waitFor("the movie counted in status") { try lamps.status()["moviesSaved"] as? Int == 1 }
+    try Board.waitFor("the movie counted in status") { try Board.status()["moviesSaved"] as? Int == 1 }
     #expect(FileManager.default.fileExists(atPath: "\(roll)/\(file)"))
   }
 
