@@ -65,6 +65,7 @@ public final class ButtonLines {
         throw .io("\(label): request failed: \(Errno.current)")
       }
       outputLines[output] = line
+      lampDescriptions.append(label)
     }
   }
 
@@ -122,6 +123,7 @@ public final class ButtonLines {
 
   /// What each requested line is, for the log.
   public var descriptions: [String] { requested.map(\.label) }
+  public private(set) var lampDescriptions: [String] = []
 
   private static func openChip(_ name: String, lines: [(ButtonRole, LineReference)]) throws(ButtonError) -> GPIOChip {
     if name != "auto" { return try GPIOChip(lookup: name) }

@@ -12,6 +12,10 @@ public enum Capability: String, Sendable, CaseIterable, Comparable, CustomString
   case modeButton = "mode-button"
   /// A writable roll folder on the expected file system with more free space than the reserve.
   case cameraRoll = "camera-roll"
+  /// The `[outputs] flash` lamp's line, requested as an output. Without it a still is taken at the press.
+  case flash
+  /// The camera's picture can be zoomed: its format is one the service crops for preview, stills and movies.
+  case zoom
 
   public var description: String { rawValue }
 
@@ -28,6 +32,8 @@ public enum Capability: String, Sendable, CaseIterable, Comparable, CustomString
     case .shutterButton: "shutter button"
     case .modeButton: "mode button"
     case .cameraRoll: "saving"
+    case .flash: "flash"
+    case .zoom: "zoom"
     }
   }
 

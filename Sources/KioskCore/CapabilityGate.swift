@@ -43,14 +43,17 @@ public struct CapabilityGate: Sendable, Equatable {
   }
 
   /// The configuration's lists, less the optional capabilities it says are not fitted (`[buttons] mode = none`,
-  /// `[display] device = none`): a part left out on purpose is not a missing one, and is neither probed nor
-  /// reported off. A required one stays required, and then fails.
+  /// `[display] device = none`, `[outputs] flash = none`, `[capture] zoom-maximum = 1.0`): a part left out on
+  /// purpose is not a missing one, and is neither probed nor reported off. A required one stays required, and
+  /// then fails.
   public init(_ config: Config) {
     let notFitted: Set<Capability> = Set(
       [
         config.buttons.shutter == nil ? Capability.shutterButton : nil,
         config.buttons.mode == nil ? .modeButton : nil,
         config.display.device == "none" ? .display : nil,
+        config.outputs.flash == nil ? .flash : nil,
+        config.capture.zoomMaximum <= 100 ? .zoom : nil,
       ].compactMap { $0 })
     self.init(required: config.capabilities.required, optional: config.capabilities.optional.filter { !notFitted.contains($0) })
   }

@@ -31,7 +31,10 @@ public struct Zoom: Sendable, Equatable {
   }
 
   /// "2.5x": how the overlay and the log say it.
-  public var label: String {
+  public var label: String { Self.label(factor) }
+  public var maximumLabel: String { Self.label(maximum) }
+
+  private static func label(_ factor: Int) -> String {
     let tenths = (factor + 5) / 10
     return "\(tenths / 10).\(tenths % 10)x"
   }

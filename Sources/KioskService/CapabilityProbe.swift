@@ -172,6 +172,33 @@ enum CapabilityProbe {
     }
   }
 
+  /// Requests the flash lamp's line as an output, kept by the service (the probe drops it at once).
+  static func flash(_ config: Config) -> (result: ProbeResult, lamp: ButtonLines?) {
+    guard let reference = config.outputs.flash else { return (.fail(.flash, "[outputs] flash = none"), nil) }
+    do {
+      let lamp = try ButtonLines(
+        chip: config.buttons.chip, lines: [], wiring: ButtonWiring(activeLow: false, bias: .asIs),
+        outputs: [(.flash, reference)], outputsActiveLow: config.outputs.activeLow)
+      return (.pass(.flash, lamp.lampDescriptions.joined(separator: "; ") + ": requested as an output"), lamp)
+    } catch {
+      return (.fail(.flash, "\(error)"), nil)
+    }
+  }
+
+  /// Formats whose stills and movies are cut to the zoom's crop; the preview crops every format, but a zoom
+  /// that the saved picture does not keep would mislead whoever frames a shot with it.
+  static let croppedFormats: [PixelFormat] = [.yuyv, .nv12]
+
+  static func zoom(_ config: Config) -> ProbeResult {
+    let format = config.camera.format
+    let zoom = Zoom(maximum: config.capture.zoomMaximum, step: config.capture.zoomStep)
+    guard zoom.maximum > 100 else { return .fail(.zoom, "[capture] zoom-maximum = 1.0: nothing to zoom") }
+    guard croppedFormats.contains(format) else {
+      return .fail(.zoom, "[camera] format \(format.rawValue): stills and movies are saved as the camera made them, uncropped")
+    }
+    return .pass(.zoom, "digital crop of \(format.fourcc) frames, 1.0x to \(zoom.maximumLabel)")
+  }
+
   static func cameraRoll(_ config: Config) -> ProbeResult {
     RollStorageCheck.evaluate(rollFacts(config), roll: config.roll)
   }
@@ -199,6 +226,8 @@ enum CapabilityProbe {
       case .shutterButton: results.append(button(.shutter, config).result)
       case .modeButton: results.append(button(.mode, config).result)
       case .cameraRoll: results.append(cameraRoll(config))
+      case .flash: results.append(flash(config).result)
+      case .zoom: results.append(zoom(config))
       }
     }
     return results

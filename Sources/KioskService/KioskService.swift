@@ -72,8 +72,10 @@ public final class KioskService {
   private var decodedScaler: LibYUVPreview?
   /// The shutter and mode lines, each requested on its own so that a missing optional one leaves the others.
   private let buttons: [ButtonLines]
-  /// The optional roles (cancel, camera, zoom) and the lamps, best effort.
+  /// The optional roles (cancel, camera, zoom) and the ready and tally lamps, best effort.
   private let extras: ButtonLines?
+  /// The flash lamp: a capability of its own (`flash`), requested on its own line.
+  private let flashLamp: ButtonLines?
   private let roll: CameraRoll?
   private let results: Mailbox<WorkerResult>
   private let writer = DispatchQueue(label: "kioskcam.still-writer")
@@ -146,13 +148,6 @@ public final class KioskService {
   public init(config: Config) throws(ServiceError) {
     self.config = config
     zoom = Zoom(maximum: config.capture.zoomMaximum, step: config.capture.zoomStep)
-    kiosk = Kiosk(
-      settings: KioskSettings(
-        gestures: config.buttons.timing, countdown: config.capture.countdown, review: config.capture.review,
-        movieMaximum: config.movie.maximumDuration,
-        flashLead: config.outputs.flash == nil ? nil : config.outputs.flashLead,
-        flashForMovies: config.outputs.flashForMovies, cameras: max(1, config.camera.cycle.count),
-        browseIdle: config.review.idle, allowDelete: config.review.allowDelete))
     do {
       loop = try EventLoop()
       results = try Mailbox()
@@ -187,6 +182,14 @@ public final class KioskService {
       probed.append(result)
       if let requested { lines.append(requested) }
     }
+
+    var flashLamp: ButtonLines?
+    if wanted(.flash) {
+      let (result, lamp) = CapabilityProbe.flash(config)
+      probed.append(result)
+      flashLamp = lamp
+    }
+    if wanted(.zoom) { probed.append(CapabilityProbe.zoom(config)) }
 
     var publishedRoll: CameraRoll?
     if wanted(.cameraRoll) {
@@ -235,8 +238,17 @@ public final class KioskService {
       if let output { Self.showUntilExit(output, overlay, Self.missingWords(verdict.fatal), for: config.display.missingMessage) }
       throw .unavailable(verdict.fatal)
     }
+    // Without its lamp a flash still would wait its lead for a light that never comes: taken at the press.
+    kiosk = Kiosk(
+      settings: KioskSettings(
+        gestures: config.buttons.timing, countdown: config.capture.countdown, review: config.capture.review,
+        movieMaximum: config.movie.maximumDuration,
+        flashLead: flashLamp == nil ? nil : config.outputs.flashLead,
+        flashForMovies: config.outputs.flashForMovies, cameras: max(1, config.camera.cycle.count),
+        browseIdle: config.review.idle, allowDelete: config.review.allowDelete))
     camera = opened
     buttons = lines
+    self.flashLamp = flashLamp
     roll = publishedRoll
     if let publishedRoll { Self.recoverMovies(publishedRoll) }
     display = output
@@ -244,6 +256,14 @@ public final class KioskService {
     extras = Self.requestExtras(config)
     // Each optional capability that is missing is said once, here; the feature stays off.
     for missing in verdict.disabled { log("\(missing.capability) off (optional): \(missing.evidence)") }
+    // A part wired in the configuration but left out of both lists would be ignored without a word.
+    let wired: [(Capability, Bool)] = [
+      (.flash, config.outputs.flash != nil),
+      (.zoom, config.buttons.zoomIn != nil || config.buttons.zoomOut != nil),
+    ]
+    for (capability, isWired) in wired where isWired && gate.role(of: capability) == .unused {
+      log("\(capability) is wired but in neither [capabilities] list: \(capability.feature) is off")
+    }
     if let publishedRoll {
       for item in CameraRoll.list(root: publishedRoll.root) where item.file.uppercased().hasSuffix(".JPG") {
         stillSizes.count += 1
@@ -281,6 +301,8 @@ public final class KioskService {
         case "camera-roll": "Storage not available"
         case "shutter-button": "Shutter button not available"
         case "mode-button": "Mode button not available"
+        case "flash": "Flash not available"
+        case "zoom": "Zoom not available"
         default: "\(name) not available"
         }
       if !words.contains(phrase) { words.append(phrase) }
@@ -288,10 +310,11 @@ public final class KioskService {
     return words
   }
 
-  /// The optional buttons and the lamps: not capabilities of their own, so a missing one is logged and off.
+  /// The optional buttons and the ready and tally lamps: not capabilities of their own, so a missing one is
+  /// logged and off.
   private static func requestExtras(_ config: Config) -> ButtonLines? {
     let roles = config.buttons.lines.filter { $0.0 != .shutter && $0.0 != .mode }
-    let outputs = config.outputs.lines
+    let outputs = config.outputs.lines.filter { $0.0 != .flash }
     guard !roles.isEmpty || !outputs.isEmpty else { return nil }
     do {
       return try ButtonLines(
@@ -353,6 +376,8 @@ public final class KioskService {
         try? retryTimer?.arm(after: 2_000_000_000)
       }
       log("buttons: \(allLines.flatMap(\.descriptions).joined(separator: "; "))")
+      let lamps = [extras, flashLamp].compactMap { $0 }.flatMap(\.lampDescriptions)
+      if !lamps.isEmpty { log("lamps: \(lamps.joined(separator: "; "))") }
       if let roll {
         log("roll \(roll.root), next \(roll.next.map { "\($0.folderName(suffix: roll.suffix))/\($0.fileName(.still))" } ?? "none")")
       }
@@ -481,7 +506,7 @@ public final class KioskService {
   /// The crop a still or a movie frame is cut to at the current zoom; nil at 1.0x, and for MJPEG, which is
   /// saved as the camera made it (README: the zoom of MJPEG stills and movies is not applied).
   private func stillZoomCrop(_ format: StreamFormat) -> PixelRect? {
-    guard zoom.factor > 100, format.format != .mjpeg else { return nil }
+    guard zoom.factor > 100, CapabilityProbe.croppedFormats.contains(format.format) else { return nil }
     let crop = zoom.crop(width: format.width, height: format.height)
     return PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
   }
@@ -862,12 +887,20 @@ public final class KioskService {
         show(screen)
       case .light(let output, let on):
         if output == .ready { readyLit = on }
-        extras?.set(output, on)
-        // When the lamp lit, on the frames' clock: the still's log line says how long after it the frame was.
-        if output == .flash, extras != nil, config.outputs.flash != nil { log("flash \(on ? "lit" : "dark") at \(now())") }
+        if output == .flash, let flashLamp {
+          flashLamp.set(.flash, on)
+          // When the lamp lit, on the frames' clock: the still's log line says how long after it the frame was.
+          log("flash \(on ? "lit" : "dark") at \(now())")
+        } else {
+          extras?.set(output, on)
+        }
       case .log(let message):
         log(message)
       case .zoom(let change):
+        guard capabilities.verdict.usable.contains(.zoom) else {
+          log("zoom \(change.rawValue) refused: zoom is off")
+          continue
+        }
         if zoom.apply(change) {
           log("zoom \(zoom.label)")
           fitPreview()
@@ -1293,7 +1326,13 @@ public final class KioskService {
       previewFramesShown: statistics.previewFramesShown, previewDecodeFailures: statistics.previewDecodeFailures,
       stillsSaved: statistics.stillsSaved, moviesSaved: statistics.moviesSaved, recording: recorder != nil,
       saveFailures: statistics.saveFailures, refusedPresses: kiosk.refusedPresses,
-      lastShutterLagMilliseconds: statistics.lastShutterLag.map(milliseconds))
+      lastShutterLagMilliseconds: statistics.lastShutterLag.map(milliseconds),
+      capabilities: capabilities.results.values.sorted { $0.capability < $1.capability }.map {
+        .init(
+          name: $0.capability.rawValue, role: capabilities.gate.role(of: $0.capability).rawValue, available: $0.passed,
+          evidence: $0.evidence)
+      },
+      mediaTypes: capabilities.verdict.mediaTypes.map(\.rawValue), zoom: zoom.label)
   }
 }
 

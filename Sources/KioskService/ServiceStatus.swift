@@ -22,6 +22,18 @@ struct ServiceStatus: Codable, Sendable, Equatable {
   let saveFailures: Int
   let refusedPresses: Int
   let lastShutterLagMilliseconds: Double?
+  /// Each capability the configuration wants, with its role and the evidence of its last probe.
+  let capabilities: [CapabilityState]
+  let mediaTypes: [String]
+  /// The zoom factor, "1.0x" when not zoomed.
+  let zoom: String
+
+  struct CapabilityState: Codable, Sendable, Equatable {
+    let name: String
+    let role: String
+    let available: Bool
+    let evidence: String
+  }
 
   var json: String {
     let encoder = JSONEncoder()
@@ -38,6 +50,9 @@ struct ServiceStatus: Codable, Sendable, Equatable {
     frames: \(framesReceived) received, \(framesDamaged) damaged, \(framesMissing) missing, \(previewFramesShown) shown
     stills: \(stillsSaved) saved, movies: \(moviesSaved) saved\(recording ? ", recording now" : ""), \(saveFailures) failed, \(refusedPresses) presses refused
     last shutter lag: \(lastShutterLagMilliseconds.map { "\($0) ms" } ?? "none yet")
+    media types: \(mediaTypes.isEmpty ? "none" : mediaTypes.joined(separator: ", ")), zoom \(zoom)
+    capabilities:
+    \(capabilities.map { "  \($0.name) (\($0.role)): \($0.available ? "ok" : "missing"): \($0.evidence)" }.joined(separator: "\n"))
     """
   }
 }

@@ -161,6 +161,63 @@ struct BoardDeviceTests {
     #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
   }
 
+  /// `flash`, optional, with a lamp line the chip does not have: the flash is off (log, overlay, status) and a
+  /// still is taken at the press, without waiting a lead for a light that never comes. Required: exit 69.
+  @Test func aMissingFlashLampIsOffWhenOptionalAndFatalWhenRequired() throws {
+    let wiring: (String) -> String = {
+      $0.replacingOccurrences(of: "ready = ready\n", with: "ready = ready\nflash = 42\nflash-lead-ms = 3000\n")
+    }
+    let (config, roll) = try Board.makeConfig(name: "noflash", edit: wiring)
+    try Board.spawn("noflash", [Board.binary, "run", "--config", config])
+    defer { _ = try? Board.kill("noflash") }
+    try Board.waitFor("the service to be ready") { try Board.logs("noflash").contains("kioskcam: ready") }
+    let off = "kioskcam: flash off (optional): flash lamp (line 42 on gpiochip0 'kioskcam-gpio'): no such line"
+    #expect(try Board.logs("noflash").components(separatedBy: off).count == 2, "logged exactly once")
+    var mismatches = ["no screendump yet"]
+    try Board.waitFor("the note of what is off") {
+      mismatches = OverlayText.mismatches(
+        in: try Board.screendump(), "Off: flash", x: 25, y: 800 - 25 - 32, scale: 1, background: (0, 0, 0))
+      return mismatches.isEmpty
+    }
+    let flash = (try Board.status()["capabilities"] as? [[String: Any]])?.first { $0["name"] as? String == "flash" }
+    #expect(flash?["available"] as? Bool == false, "\(String(describing: flash))")
+    #expect(flash?["role"] as? String == "optional")
+    try Board.click("shutter")
+    try Board.waitFor("IMG_0001.JPG") { try Board.logs("noflash").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+    #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
+    let log = try Board.logs("noflash")
+    #expect(!log.contains("flash lit"), "\(log)")
+    // No lead: the frame nearest the press, as for a kiosk without a flash; the 3 s lead would put it 3 s after.
+    let lag = try #require(lags(in: log)["DCIM/100KIOSK/IMG_0001.JPG"])
+    #expect(lag < 1000, "\(lag) ms")
+    _ = try Board.kill("noflash")
+
+    let (required, _) = try Board.makeConfig(name: "noflashrequired") {
+      wiring($0).replacingOccurrences(
+        of: "required = still-camera, shutter-button, camera-roll\noptional = display, mode-button, flash, zoom",
+        with: "required = still-camera, shutter-button, camera-roll, flash\noptional = display, mode-button, zoom")
+    }
+    let result = try Board.run("\(Board.binary) run --config \(required)")
+    #expect(result.status == 69, "\(result.stdout) \(result.stderr)")
+    #expect(
+      result.stderr == "kioskcam: flash (required): flash lamp (line 42 on gpiochip0 'kioskcam-gpio'): no such line\n",
+      "\(result.stderr)")
+  }
+
+  /// `zoom` required of a kiosk configured with nothing to zoom (zoom-maximum = 1.0) cannot run; the zoom of a
+  /// kiosk where it is optional and passes is in ZoomDeviceTests.
+  @Test func zoomRequiredWithNothingToZoomIsExit69() throws {
+    let (config, _) = try Board.makeConfig(name: "nozoom") {
+      $0.replacingOccurrences(of: "jpeg-quality = 90", with: "jpeg-quality = 90\nzoom-maximum = 1.0")
+        .replacingOccurrences(
+          of: "required = still-camera, shutter-button, camera-roll\noptional = display, mode-button, flash, zoom",
+          with: "required = still-camera, shutter-button, camera-roll, zoom\noptional = display, mode-button, flash")
+    }
+    let result = try Board.run("\(Board.binary) run --config \(config)")
+    #expect(result.status == 69, "\(result.stdout) \(result.stderr)")
+    #expect(result.stderr == "kioskcam: zoom (required): [capture] zoom-maximum = 1.0: nothing to zoom\n", "\(result.stderr)")
+  }
+
   @Test func theServiceShowsColourBarsAndOnePressSavesOneStill() throws {
     let (config, roll) = try Board.makeConfig(name: "service")
     try Board.spawn("service", [Board.binary, "run", "--config", config])

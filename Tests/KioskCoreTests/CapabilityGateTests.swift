@@ -148,5 +148,25 @@ import Testing
     config.capabilities.required.append(.display)
     #expect(CapabilityGate(config).role(of: .display) == .required, "required and not fitted still fails")
   }
+
+  @Test func flashIsWantedOnlyWithALampAndZoomOnlyWithSomethingToZoom() {
+    var config = Config()
+    #expect(config.outputs.flash == nil && config.capture.zoomMaximum == 400, "the defaults: no lamp, zoom to 4.0x")
+    #expect(CapabilityGate(config).role(of: .flash) == .unused, "flash = none: no lamp fitted")
+    #expect(CapabilityGate(config).role(of: .zoom) == .optional)
+    config.outputs.flash = .name("flash")
+    config.capture.zoomMaximum = 100
+    #expect(CapabilityGate(config).role(of: .flash) == .optional)
+    #expect(CapabilityGate(config).role(of: .zoom) == .unused, "zoom-maximum = 1.0: nothing to zoom")
+    config.capabilities.required.append(.zoom)
+    #expect(CapabilityGate(config).role(of: .zoom) == .required)
+  }
+
+  @Test func flashAndZoomMissingTurnOffOnlyThemselves() {
+    let verdict = Self.defaults.evaluate(Self.results(failing: [.flash, .zoom]))
+    #expect(verdict.canRun)
+    #expect(verdict.disabled.map(\.capability) == [.flash, .zoom])
+    #expect(verdict.mediaTypes == [.stills, .movies], "neither takes a media type with it")
+  }
 }
 

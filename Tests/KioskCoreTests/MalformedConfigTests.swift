@@ -16,7 +16,7 @@ struct Malformed: Sendable, CustomTestStringConvertible {
   }
 }
 
-private let capabilityNames = "still-camera, movie-camera, display, shutter-button, mode-button, camera-roll"
+private let capabilityNames = "still-camera, movie-camera, display, shutter-button, mode-button, camera-roll, flash, zoom"
 private let sectionNames = "buttons, camera, capabilities, capture, control, display, movie, outputs, review, roll"
 private let mountForms = "expected any, separate, mount-point, label:NAME or uuid:UUID"
 private let noList = "expected capability names separated by commas, or none"
@@ -112,8 +112,8 @@ private let noList = "expected capability names separated by commas, or none"
       "[capabilities]\nrequired = camera",
       (2, "capabilities.required: unknown capability 'camera' (known: \(capabilityNames))")),
     Malformed(
-      "[capabilities]\noptional = display, zoom",
-      (2, "capabilities.optional: unknown capability 'zoom' (known: \(capabilityNames))")),
+      "[capabilities]\noptional = display, lamp",
+      (2, "capabilities.optional: unknown capability 'lamp' (known: \(capabilityNames))")),
     Malformed("[capabilities]\nrequired = display, display", (2, "capabilities.required: 'display' listed twice")),
     Malformed("[capabilities]\nrequired =", (2, "capabilities.required: \(noList)")),
     Malformed("[capabilities]\noptional = , ,", (2, "capabilities.optional: \(noList)")),
