@@ -38,7 +38,7 @@ import Testing
     #expect(verdict.mediaTypes == [])
   }
 
-  @Test(arguments: [Capability.movieCamera, .display, .modeButton])
+  @Test(arguments: Config().capabilities.optional)
   func aMissingOptionalCapabilityTurnsItsFeatureOff(_ missing: Capability) {
     let verdict = Self.defaults.evaluate(Self.results(failing: [missing]))
     #expect(verdict.canRun)
@@ -162,11 +162,20 @@ import Testing
     #expect(CapabilityGate(config).role(of: .zoom) == .required)
   }
 
-  @Test func flashAndZoomMissingTurnOffOnlyThemselves() {
-    let verdict = Self.defaults.evaluate(Self.results(failing: [.flash, .zoom]))
-    #expect(verdict.canRun)
-    #expect(verdict.disabled.map(\.capability) == [.flash, .zoom])
-    #expect(verdict.mediaTypes == [.stills, .movies], "neither takes a media type with it")
+  /// Every capability, lost while the kiosk runs and back: one change each way, whatever its role, and
+  /// a lost required one is shown (fatal in the verdict) but never ends the monitor.
+  @Test(arguments: Capability.allCases)
+  func everyCapabilityLostAtRunTimeIsReportedOnceAndItsReturnOnce(_ capability: Capability) {
+    var monitor = CapabilityMonitor(gate: Self.defaults, results: Self.allPassing())
+    let role = Self.defaults.role(of: capability)
+    let lost = monitor.update(.fail(capability, "gone"))
+    #expect(lost.first == .lost(capability, role, evidence: "gone"))
+    #expect(!monitor.isUsable(capability))
+    #expect(monitor.verdict.canRun == (role != .required))
+    #expect(monitor.update(.fail(capability, "still gone")) == [])
+    let back = monitor.update(.pass(capability, "back"))
+    #expect(back.first == .regained(capability, evidence: "back"))
+    #expect(monitor.verdict == Self.defaults.evaluate(Self.allPassing()))
   }
 }
 
