@@ -48,16 +48,19 @@ struct BoardDeviceTests {
     #expect((report.storage.availableBytes ?? 0) > 0)
     #expect((report.storage.totalBytes ?? 0) >= (report.storage.availableBytes ?? 0))
 
-    // The board's configuration wants five capabilities (movie-camera is in neither list); it has them all.
+    // The board's configuration wants six capabilities (movie-camera is in neither list, flash is not fitted);
+    // it has them all.
     let verdicts = Dictionary(uniqueKeysWithValues: report.capabilities.map { ($0.name, $0) })
-    #expect(report.capabilities.map(\.name) == ["still-camera", "display", "shutter-button", "mode-button", "camera-roll"])
-    #expect(report.capabilities.map(\.role) == ["required", "optional", "required", "optional", "required"])
+    #expect(
+      report.capabilities.map(\.name) == ["still-camera", "display", "shutter-button", "mode-button", "camera-roll", "zoom"])
+    #expect(report.capabilities.map(\.role) == ["required", "optional", "required", "optional", "required", "optional"])
     #expect(report.capabilities.allSatisfy { $0.passed }, "\(report.capabilities)")
     #expect(verdicts["still-camera"]?.evidence == "/dev/video0 (vivid): capture, streaming, YUYV 640x360")
     #expect(verdicts["display"]?.evidence == "/dev/dri/card0 (bochs-drm): Virtual-1 connected, 1280x800")
     #expect(verdicts["shutter-button"]?.evidence.contains("line 'shutter' on gpiochip0 'kioskcam-gpio'") == true)
     #expect(verdicts["mode-button"]?.evidence.contains("line 'mode' on gpiochip0 'kioskcam-gpio'") == true)
     #expect(verdicts["camera-roll"]?.evidence.hasPrefix("\(roll): writable, on its own file system, ") == true)
+    #expect(verdicts["zoom"]?.evidence == "digital crop of YUYV frames, 1.0x to 4.0x")
     #expect(report.mediaTypes == ["stills"])
     #expect(report.missingRequired == [])
     // Probing requested the button lines and gave them back.
