@@ -89,6 +89,22 @@ public final class ButtonLines {
     }
   }
 
+  /// Whether the chip went away under the lines (an expander unplugged, its driver unbound). The kernel does
+  /// not wake a line's event descriptor for that, but reading the line's info again fails with ENODEV.
+  public var chipGone: Bool {
+    guard let line = requested.first?.line ?? outputLines.values.first else { return false }
+    return gpiod_line_update(line) != 0 && Errno.current == .noDevice
+  }
+
+  /// The roles these lines serve.
+  public var roles: [ButtonRole] { requested.map(\.role) }
+
+  /// Takes the lines' descriptors out of the loop, before the lines are let go.
+  public func detach(from loop: EventLoop) {
+    for (_, line, _) in requested { loop.unwatch(FileDescriptor(rawValue: gpiod_line_event_get_fd(line))) }
+    handler = nil
+  }
+
   /// Watches every line in `loop`; `handler` gets each edge, in kernel order per line.
   public func attach(to loop: EventLoop, _ handler: @escaping (ButtonEdgeEvent) -> Void) throws(SystemCallError) {
     self.handler = handler

@@ -18,6 +18,8 @@ public enum CapabilityRole: String, Sendable {
 public struct GateVerdict: Sendable, Equatable {
   /// One line per missing required capability, naming what was probed; not empty means the kiosk cannot run.
   public var fatal: [String]
+  /// The required capabilities behind `fatal`, in the same order.
+  public var missingRequired: [Capability] = []
   /// Optional capabilities that failed: their features are off. In capability order.
   public var disabled: [ProbeResult]
   /// Wanted capabilities that passed.
@@ -75,6 +77,7 @@ public struct CapabilityGate: Sendable, Equatable {
         verdict.usable.insert(capability)
       } else if role == .required {
         verdict.fatal.append("\(capability) (required): \(result.evidence)")
+        verdict.missingRequired.append(capability)
       } else {
         verdict.disabled.append(result)
       }

@@ -81,6 +81,12 @@ public struct GestureEngine: Sendable {
     ButtonRole.allCases.compactMap { role in lines[role].flatMap { deadline(of: $0) } }.min()
   }
 
+  /// The line is gone (its chip unplugged): a press in progress on it ends without a gesture. Finishing it
+  /// would invent a release nobody made, and a long press decided by the clock alone.
+  public mutating func forget(_ role: ButtonRole) {
+    lines[role] = nil
+  }
+
   /// Which buttons are down (settled), for status and chords.
   public var held: [ButtonRole] { ButtonRole.allCases.filter { lines[$0]?.down == true } }
 

@@ -157,6 +157,8 @@ public struct Kiosk: Sendable {
     case .roll(let entries, let time):
       browser.update(entries)
       if mode == .review, browser.isEmpty { actions += [.log("review: the roll is empty")] + leaveReview(at: time) }
+    case .buttonsLost(let roles, _):
+      for role in roles { gestures.forget(role) }
     case .playbackEnded:
       browse.playing = false
       browse.lastInput = max(browse.lastInput, event.time)

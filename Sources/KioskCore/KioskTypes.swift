@@ -68,6 +68,8 @@ public enum Event: Sendable, Equatable {
   case roll([RollEntry], at: Instant)
   /// The movie being played in review mode reached its end.
   case playbackEnded(at: Instant)
+  /// These buttons' lines went away with their GPIO chip: whatever they were doing is forgotten, not finished.
+  case buttonsLost([ButtonRole], at: Instant)
 
   /// When it happened, on CLOCK_MONOTONIC; a frame's is its capture time.
   public var time: Instant {
@@ -75,7 +77,7 @@ public enum Event: Sendable, Equatable {
     case .edge(_, _, let at), .remote(_, let at), .stillSaved(_, let at), .saveFailed(_, let at),
       .movieSaved(_, let at), .movieFailed(_, let at), .available(_, let at), .cameraLost(_, let at),
       .cameraBack(let at), .tick(let at), .storage(_, _, let at), .rollStorage(_, _, let at), .roll(_, let at),
-      .playbackEnded(let at):
+      .playbackEnded(let at), .buttonsLost(_, let at):
       at
     case .frame(let frame): frame.timestamp
     }

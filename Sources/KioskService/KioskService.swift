@@ -71,11 +71,16 @@ public final class KioskService {
   /// MJPEG frames decode to a size that only changes with the camera's format: the scaler is kept for it.
   private var decodedScaler: LibYUVPreview?
   /// The shutter and mode lines, each requested on its own so that a missing optional one leaves the others.
-  private let buttons: [ButtonLines]
+  private var buttons: [ButtonLines]
   /// The optional roles (cancel, camera, zoom) and the ready and tally lamps, best effort.
-  private let extras: ButtonLines?
+  private var extras: ButtonLines?
+  /// The optional roles and lamps went away with their chip at run time: they are requested again.
+  private var extrasLost = false
+  private var flashLost = false
   /// The flash lamp: a capability of its own (`flash`), requested on its own line.
-  private let flashLamp: ButtonLines?
+  private var flashLamp: ButtonLines?
+  /// Checks every 2 s that the GPIO chip behind the lines is still there, and asks again for what is missing.
+  private var buttonTimer: LoopTimer?
   private let roll: CameraRoll?
   private let results: Mailbox<WorkerResult>
   private let writer = DispatchQueue(label: "kioskcam.still-writer")
@@ -313,19 +318,30 @@ public final class KioskService {
   /// The optional buttons and the ready and tally lamps: not capabilities of their own, so a missing one is
   /// logged and off.
   private static func requestExtras(_ config: Config) -> ButtonLines? {
-    let roles = config.buttons.lines.filter { $0.0 != .shutter && $0.0 != .mode }
-    let outputs = config.outputs.lines.filter { $0.0 != .flash }
-    guard !roles.isEmpty || !outputs.isEmpty else { return nil }
     do {
-      return try ButtonLines(
-        chip: config.buttons.chip, lines: roles,
-        wiring: ButtonWiring(activeLow: config.buttons.activeLow, bias: config.buttons.bias),
-        outputs: outputs, outputsActiveLow: config.outputs.activeLow)
+      return try requestLines(config)
     } catch {
-      let names = (roles.map(\.0.rawValue) + outputs.map(\.0.rawValue)).joined(separator: ", ")
+      let names = (extraRoles(config).map(\.0.rawValue) + extraLamps(config).map(\.0.rawValue)).joined(separator: ", ")
       log("\(names) off: \(error)")
       return nil
     }
+  }
+
+  private static func extraRoles(_ config: Config) -> [(ButtonRole, LineReference)] {
+    config.buttons.lines.filter { $0.0 != .shutter && $0.0 != .mode }
+  }
+  private static func extraLamps(_ config: Config) -> [(Output, LineReference)] {
+    config.outputs.lines.filter { $0.0 != .flash }
+  }
+
+  /// Nil when none are configured.
+  private static func requestLines(_ config: Config) throws(ButtonError) -> ButtonLines? {
+    let (roles, outputs) = (extraRoles(config), extraLamps(config))
+    guard !roles.isEmpty || !outputs.isEmpty else { return nil }
+    return try ButtonLines(
+      chip: config.buttons.chip, lines: roles,
+      wiring: ButtonWiring(activeLow: config.buttons.activeLow, bias: config.buttons.bias),
+      outputs: outputs, outputsActiveLow: config.outputs.activeLow)
   }
 
   /// Runs until SIGINT or SIGTERM.
@@ -336,9 +352,12 @@ public final class KioskService {
         loop.stop()
       }
       try results.attach(to: loop) { [unowned self] result in received(result) }
-      for lines in allLines {
-        try lines.attach(to: loop) { [unowned self] edge in handle(.edge(edge.role, edge.edge, at: edge.time)) }
+      for lines in allLines { try attach(lines) }
+      buttonTimer = try LoopTimer(loop: loop) { [unowned self] in
+        checkButtons()
+        try? buttonTimer?.arm(after: 2_000_000_000)
       }
+      try buttonTimer?.arm(after: 2_000_000_000)
       if let display {
         try loop.watch(display.descriptor) { [unowned self] _ in flipDone() }
       }
@@ -413,6 +432,83 @@ public final class KioskService {
   private func now() -> Instant { Instant(nanoseconds: monotonicNanoseconds()) }
 
   private var allLines: [ButtonLines] { buttons + (extras.map { [$0] } ?? []) }
+
+  private func attach(_ lines: ButtonLines) throws(SystemCallError) {
+    try lines.attach(to: loop) { [unowned self] edge in handle(.edge(edge.role, edge.edge, at: edge.time)) }
+  }
+
+  // MARK: Buttons that come and go
+
+  /// GPIO chips come and go too (an expander on USB or I2C, a driver unbound): lines whose chip is gone are
+  /// let go, and what the configuration wants and the service lacks is requested again. The shutter and mode
+  /// buttons and the flash are capabilities, reported lost and back like the camera; a lost required one is
+  /// shown ("Off: shutter button") and retried, never a reason to stop: the control socket still works.
+  private func checkButtons() {
+    for lines in buttons where lines.chipGone {
+      letGo(lines)
+      buttons.removeAll { $0 === lines }
+      for role in lines.roles {
+        capabilityChanged(.fail(role == .shutter ? .shutterButton : .modeButton, "\(role.rawValue) button: its GPIO chip is gone"))
+      }
+    }
+    if let lines = extras, lines.chipGone {
+      letGo(lines)
+      extras = nil
+      extrasLost = true
+      log("\((lines.roles.map(\.rawValue) + ["lamps"]).joined(separator: ", ")) off: their GPIO chip is gone")
+    }
+    if let lamp = flashLamp, lamp.chipGone {
+      flashLamp = nil
+      flashLost = true
+      capabilityChanged(.fail(.flash, "flash lamp: its GPIO chip is gone"))
+    }
+    requestMissingButtons()
+  }
+
+  private func letGo(_ lines: ButtonLines) {
+    lines.detach(from: loop)
+    handle(.buttonsLost(lines.roles, at: now()))
+  }
+
+  private func requestMissingButtons() {
+    let held = Set(buttons.flatMap(\.roles))
+    for (role, capability) in [(ButtonRole.shutter, Capability.shutterButton), (.mode, .modeButton)]
+    where capabilities.gate.role(of: capability) != .unused && !held.contains(role) {
+      let (result, requested) = CapabilityProbe.button(role, config)
+      if let requested {
+        do {
+          try attach(requested)
+        } catch {
+          log("\(role.rawValue) button: \(error)")
+          continue
+        }
+        buttons.append(requested)
+      }
+      capabilityChanged(result)
+    }
+    // Only a lamp lost at run time: the kiosk's stills wait for the flash (its lead) only when it was there at
+    // start, so one that turns up later would never be lit.
+    if flashLost {
+      let (result, lamp) = CapabilityProbe.flash(config)
+      flashLamp = lamp
+      flashLost = lamp == nil
+      capabilityChanged(result)
+    }
+    if extrasLost, let lines = try? Self.requestLines(config) {
+      do {
+        try attach(lines)
+      } catch {
+        log("optional buttons: \(error)")
+        return
+      }
+      extras = lines
+      extrasLost = false
+      // The lamps come back in the state the kiosk last asked for.
+      lines.set(.ready, readyLit)
+      lines.set(.tally, recorder != nil)
+      log("buttons back: \((lines.descriptions + lines.lampDescriptions).joined(separator: "; "))")
+    }
+  }
 
   /// The modes the gate's media types allow; review needs a screen and a roll (the kiosk also wants
   /// something in it).
@@ -663,6 +759,12 @@ public final class KioskService {
     }
   }
 
+  /// Required capabilities lost at run time that no screen of their own tells about (the cameras and the roll
+  /// have "Camera not available" and "Storage not available"): the buttons and the flash join "Off:".
+  private var lostWithoutAScreen: [Capability] {
+    capabilities.verdict.missingRequired.filter { [.shutterButton, .modeButton, .flash, .zoom].contains($0) }
+  }
+
   private var overlayContent: OverlayContent {
     var shots: Int?
     if let spareBytes, stillSizes.count > 0 {
@@ -670,7 +772,7 @@ public final class KioskService {
     }
     return OverlayContent(
       mode: kiosk.mode, screen: kiosk.screen, ready: readyLit, shotsLeft: shots, now: now(), dropped: recorder?.dropped ?? 0,
-      off: capabilities.verdict.disabled.map(\.capability), zoom: zoom.factor > 100 ? zoom.label : nil)
+      off: capabilities.verdict.disabled.map(\.capability) + lostWithoutAScreen, zoom: zoom.factor > 100 ? zoom.label : nil)
   }
 
   /// Adds a published still's size to the mean that "shots left" divides the free space by.
@@ -799,6 +901,11 @@ public final class KioskService {
   private func deviceNodeAppeared(directory: String, name: String) {
     if directory == "/dev/dri", name.hasPrefix("card") {
       retryDisplay()
+      return
+    }
+    if directory == "/dev", name.hasPrefix("gpiochip") {
+      // A moment for the chip to name its lines and for udev to give the node to the gpio group.
+      try? buttonTimer?.arm(after: 200_000_000)
       return
     }
     guard camera == nil, directory != "/dev" || name.hasPrefix("video") else { return }

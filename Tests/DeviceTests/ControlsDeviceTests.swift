@@ -211,5 +211,71 @@ extension BoardDeviceTests {
     }
     try press("cameras", expecting: "DCIM/100KIOSK/IMG_0002.JPG")
   }
-}
 
+  /// A GPIO chip that goes away under the running service and comes back (an expander unplugged): a second
+  /// gpio-sim chip of its own, so that the board's chip, which every other test presses, stays as it is.
+  /// The shutter button on it is lost (logged once, "Off: shutter button" on screen), the control socket still
+  /// takes photos, and once the chip is back (under another number) the button is requested again and works.
+  @Test func buttonsWhoseChipGoesAwayAreLetGoAndRequestedAgain() throws {
+    let spare = "/sys/kernel/config/gpio-sim/kioskcam-spare"
+    let lineFolder = "/sys/devices/platform/$(cat \(spare)/dev_name)/$(cat \(spare)/bank0/chip_name)"
+    func pull(_ direction: String) throws {
+      let result = try Board.run("echo pull-\(direction) > \(lineFolder)/sim_gpio0/pull")
+      guard result.status == 0 else { throw BoardFailure("pull: \(result.stderr)") }
+    }
+    func clickSpare() throws {
+      try pull("down")
+      Thread.sleep(forTimeInterval: 0.3)
+      try pull("up")
+    }
+    let live = try Board.run(
+      """
+      mkdir \(spare) \(spare)/bank0 \(spare)/bank0/line0 && echo kioskcam-spare > \(spare)/bank0/label \
+        && echo 1 > \(spare)/bank0/num_lines && echo shutter > \(spare)/bank0/line0/name && echo 1 > \(spare)/live
+      """)
+    try #require(live.status == 0, "\(live.stderr)")
+    defer {
+      _ = try? Board.run(
+        "echo 0 > \(spare)/live; rmdir \(spare)/bank0/line0 \(spare)/bank0 \(spare)")
+    }
+    try pull("up")
+    let (config, roll) = try Board.makeConfig(name: "sparechip") {
+      $0.replacingOccurrences(of: "chip = kioskcam-gpio", with: "chip = kioskcam-spare")
+        .replacingOccurrences(of: "mode = mode\ncancel = cancel", with: "mode = none\ncancel = none")
+        .replacingOccurrences(of: "tally = tally\nready = ready", with: "tally = none\nready = none")
+    }
+    try Board.spawn("sparechip", [Board.binary, "run", "--config", config])
+    defer { _ = try? Board.kill("sparechip") }
+    try Board.waitFor("the service to be ready") { try Board.logs("sparechip").contains("kioskcam: ready") }
+    try clickSpare()
+    try Board.waitFor("IMG_0001.JPG") { try Board.logs("sparechip").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+
+    try #require(try Board.run("echo 0 > \(spare)/live").status == 0)
+    let lost = "kioskcam: shutter-button (required) lost: shutter button: its GPIO chip is gone"
+    try Board.waitFor("the button let go") { try Board.logs("sparechip").contains(lost) }
+    var mismatches = ["no screendump yet"]
+    try Board.waitFor("the note of what is off") {
+      mismatches = OverlayText.mismatches(
+        in: try Board.screendump(), "Off: shutter button", x: 25, y: 800 - 25 - 32, scale: 1, background: (0, 0, 0))
+      return mismatches.isEmpty
+    }
+    _ = try Board.run("\(Board.binary) shutter")
+    try Board.waitFor("IMG_0002.JPG by the socket") {
+      try Board.logs("sparechip").contains("still DCIM/100KIOSK/IMG_0002.JPG")
+    }
+
+    try #require(try Board.run("echo 1 > \(spare)/live").status == 0)
+    try pull("up")
+    try Board.waitFor("the button back") {
+      try Board.logs("sparechip").contains("kioskcam: shutter-button back: shutter button (line 'shutter' on gpiochip")
+    }
+    try clickSpare()
+    try Board.waitFor("IMG_0003.JPG") { try Board.logs("sparechip").contains("still DCIM/100KIOSK/IMG_0003.JPG") }
+    let log = try Board.logs("sparechip")
+    #expect(log.components(separatedBy: lost).count == 2, "lost once: \(log)")
+    #expect(
+      try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG", "DCIM/100KIOSK/IMG_0002.JPG", "DCIM/100KIOSK/IMG_0003.JPG"])
+    let stopped = try Board.kill("sparechip")
+    #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
+  }
+}

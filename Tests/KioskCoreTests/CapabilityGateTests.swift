@@ -28,6 +28,7 @@ import Testing
     let verdict = Self.defaults.evaluate(Self.results(failing: [missing]))
     #expect(!verdict.canRun)
     #expect(verdict.fatal == ["\(missing) (required): no \(missing) found"])
+    #expect(verdict.missingRequired == [missing])
     #expect(verdict.disabled == [])
   }
 

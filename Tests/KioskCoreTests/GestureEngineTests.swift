@@ -31,6 +31,21 @@ import Testing
     #expect(gestures == [.down(.shutter, at: ms(0)), .shortPress(.shutter, at: ms(0)), .up(.shutter, at: ms(100))])
   }
 
+  /// A shutter held when its chip went away: no long press by the clock, no short press at a made-up release,
+  /// and the line starts clean when the chip is back.
+  @Test func aForgottenLineFinishesNothing() {
+    var engine = GestureEngine(timing: Self.timing)
+    #expect(engine.edge(.shutter, .pressed, at: ms(0)) == [])
+    #expect(engine.tick(ms(10)) == [.down(.shutter, at: ms(0))])
+    engine.forget(.shutter)
+    #expect(engine.nextDeadline == nil)
+    #expect(engine.tick(ms(5000)) == [])
+    #expect(engine.held == [])
+    #expect(engine.edge(.shutter, .pressed, at: ms(6000)) == [])
+    #expect(engine.edge(.shutter, .released, at: ms(6100)) == [.down(.shutter, at: ms(6000))])
+    #expect(engine.tick(ms(6200)) == [.shortPress(.shutter, at: ms(6000)), .up(.shutter, at: ms(6100))])
+  }
+
   @Test func aBounceBurstOfTwentyEdgesIsOnePress() {
     var trace: [(Double, ButtonRole, ButtonEdge)] = []
     for index in 0..<20 { trace.append((Double(index) * 0.5, .shutter, index.isMultiple(of: 2) ? .pressed : .released)) }
