@@ -22,6 +22,10 @@ struct ServiceStatus: Codable, Sendable, Equatable {
   let saveFailures: Int
   let refusedPresses: Int
   let lastShutterLagMilliseconds: Double?
+  /// The zoom now ("1.0x", "2.5x", "optical 3/6") and how it is done ("digital to 4.0x", "camera control
+  /// 100..500 in 6 steps, then digital to 4.0x").
+  let zoom: String
+  let zoomMethod: String
 
   var json: String {
     let encoder = JSONEncoder()
@@ -38,6 +42,7 @@ struct ServiceStatus: Codable, Sendable, Equatable {
     frames: \(framesReceived) received, \(framesDamaged) damaged, \(framesMissing) missing, \(previewFramesShown) shown
     stills: \(stillsSaved) saved, movies: \(moviesSaved) saved\(recording ? ", recording now" : ""), \(saveFailures) failed, \(refusedPresses) presses refused
     last shutter lag: \(lastShutterLagMilliseconds.map { "\($0) ms" } ?? "none yet")
+    zoom: \(zoom) (\(zoomMethod))
     """
   }
 }
