@@ -480,9 +480,8 @@ public final class KioskService {
   /// A camera just opened: its own zoom control, if it has one, comes before the digital zoom, and is set to
   /// the zoom's step (a camera back from an unplug has forgotten it).
   private func useZoomControl(of camera: CameraStream) {
-    let before = zoom.method
     zoom.useControl(camera.zoomControl)
-    if zoom.method != before || camera.zoomControl != nil { log("zoom method: \(zoom.method)") }
+    log("zoom method: \(zoom.method)")
     if let value = zoom.controlValue { setCameraZoom(value, on: camera) }
   }
 

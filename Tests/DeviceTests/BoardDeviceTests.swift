@@ -378,6 +378,15 @@ struct ProbeJSON: Decodable {
     let path, driver, card, bus: String
     let capture, streaming: Bool
     let formats: [Format]
+    /// "camera control MIN..MAX" or "digital only"; the control itself when there is one; the formats the
+    /// digital zoom can crop.
+    let zoom: String
+    let zoomControl: ZoomRange?
+    let croppableFormats: [String]
+    struct ZoomRange: Decodable {
+      let minimum: Int
+      let maximum: Int
+    }
   }
   struct Card: Decodable {
     struct Connector: Decodable {
