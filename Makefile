@@ -69,7 +69,7 @@ unit-test: deps
 ## bench: frame to durable JPEG per stage (copy, planes, encode, EXIF, write, fsync) at three sizes from
 ## YUYV and NV12, beside cjpeg and ffmpeg's MJPEG encoder on the same frames; then the preview's cost per
 ## frame beside memcpy, libyuv and ffmpeg; and, when the board is up, the service's peak memory on it.
-## Prints ratios, never fails on time. `make bench BENCH=preview` (or `BENCH=review`) runs only that part.
+## Prints ratios, never fails on time. `make bench BENCH=preview` (or `BENCH=review`, `BENCH=zoom`) runs only that part.
 bench: deps release
 	swift build -c release --product kioskcam-bench
 	.build/release/kioskcam-bench $(BENCH)

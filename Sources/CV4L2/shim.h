@@ -23,6 +23,7 @@ static inline unsigned long CV4L2_VIDIOC_ENUMINPUT(void) { return VIDIOC_ENUMINP
 static inline unsigned long CV4L2_VIDIOC_G_INPUT(void) { return VIDIOC_G_INPUT; }
 static inline unsigned long CV4L2_VIDIOC_QUERYCTRL(void) { return VIDIOC_QUERYCTRL; }
 static inline unsigned long CV4L2_VIDIOC_G_CTRL(void) { return VIDIOC_G_CTRL; }
+static inline unsigned long CV4L2_VIDIOC_S_CTRL(void) { return VIDIOC_S_CTRL; }
 
 // V4L2_PIX_FMT_* are built by the v4l2_fourcc() macro: Swift cannot import them.
 static inline unsigned int CV4L2_PIX_FMT_YUYV(void) { return V4L2_PIX_FMT_YUYV; }
@@ -32,6 +33,9 @@ static inline unsigned int CV4L2_PIX_FMT_MJPEG(void) { return V4L2_PIX_FMT_MJPEG
 // V4L2_CID_* are sums of class bases: spelled once here rather than copied into Swift.
 static inline unsigned int CV4L2_CID_EXPOSURE_ABSOLUTE(void) { return V4L2_CID_EXPOSURE_ABSOLUTE; }
 static inline unsigned int CV4L2_CID_GAIN(void) { return V4L2_CID_GAIN; }
+static inline unsigned int CV4L2_CID_ZOOM_ABSOLUTE(void) { return V4L2_CID_ZOOM_ABSOLUTE; }
+static inline unsigned int CV4L2_CID_ZOOM_RELATIVE(void) { return V4L2_CID_ZOOM_RELATIVE; }
+static inline unsigned int CV4L2_CID_ZOOM_CONTINUOUS(void) { return V4L2_CID_ZOOM_CONTINUOUS; }
 
 // v4l2_ioctl is variadic: Swift marks it unavailable. (Devices are opened with open(2) and v4l2_fd_open.)
 static inline int CV4L2_ioctl(int fd, unsigned long request, void *arg) { return v4l2_ioctl(fd, request, arg); }

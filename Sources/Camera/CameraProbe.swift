@@ -2,6 +2,7 @@
   import Glibc
 #endif
 import CV4L2
+import KioskCore
 import LinuxIO
 
 /// A frame interval the driver advertises, as a rate.
@@ -36,6 +37,14 @@ public struct CameraInfo: Encodable, Sendable, Equatable {
   public let capture: Bool
   public let streaming: Bool
   public let formats: [CameraFormatInfo]
+  /// The camera's own zoom control (V4L2_CID_ZOOM_ABSOLUTE) when it has one the kiosk can set; the zoom
+  /// buttons drive it before the digital crop.
+  public let zoomControl: CameraZoomRange?
+  /// "camera control 100..500" or "digital only", with zoom controls that are there but not used.
+  public let zoom: String
+  /// The formats offered that the digital zoom can crop (`PixelFormat.fourcc`): every format the kiosk
+  /// streams, MJPEG too (decoded, cut and compressed again for stills and movies).
+  public let croppableFormats: [String]
 }
 
 public enum CameraProbe {
@@ -56,10 +65,15 @@ public enum CameraProbe {
     let caps =
       capability.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? capability.device_caps : capability.capabilities
     let capture = caps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0
+    let formats = capture ? try formats(of: device) : []
+    let zoomControl = capture ? device.zoomRange : nil
+    let croppable = PixelFormat.allCases.map(\.fourcc).filter { fourcc in formats.contains { $0.fourcc == fourcc } }
     return CameraInfo(
       path: path, driver: cString(capability.driver), card: cString(capability.card),
       bus: cString(capability.bus_info), capture: capture, streaming: caps & UInt32(V4L2_CAP_STREAMING) != 0,
-      formats: capture ? try formats(of: device) : [])
+      formats: formats, zoomControl: zoomControl,
+      zoom: capture ? CameraZoomRange.summary(zoomControl, others: device.otherZoomControls) : "none",
+      croppableFormats: croppable)
   }
 
   static func formats(of device: V4L2Device) throws(CameraError) -> [CameraFormatInfo] {

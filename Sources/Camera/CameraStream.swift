@@ -32,6 +32,8 @@ public final class CameraStream {
   /// The device's name as its driver gives it (`v4l2_capability.card`): the still's EXIF Model.
   public let card: String
   public let format: StreamFormat
+  /// The camera's own zoom control (V4L2_CID_ZOOM_ABSOLUTE), found at open; nil: digital zoom only.
+  public let zoomControl: CameraZoomRange?
   private let device: V4L2Device
   private let buffers: [BufferMapping]
   private var streaming = false
@@ -50,6 +52,7 @@ public final class CameraStream {
       throw .absent("\(path): not a streaming video capture device (\(cString(capability.driver)))")
     }
     card = cString(capability.card)
+    zoomControl = device.zoomRange
 
     var request = v4l2_format()
     request.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
@@ -168,6 +171,11 @@ public final class CameraStream {
       return Int(control.value)
     }
     return (read(CV4L2_CID_EXPOSURE_ABSOLUTE()), read(CV4L2_CID_GAIN()))
+  }
+
+  /// Sets the camera's own zoom (V4L2_CID_ZOOM_ABSOLUTE) to `value`, one of its range's.
+  public func setZoom(_ value: Int) throws(CameraError) {
+    try device.setZoom(value)
   }
 
   public func stop() {

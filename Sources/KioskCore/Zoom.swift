@@ -5,13 +5,44 @@ public enum ZoomChange: String, Sendable, Equatable, CaseIterable {
   case reset
 }
 
-/// Digital zoom: a factor in hundredths (100 = 1.0x, no zoom), stepped between 1.0x and the configured
-/// maximum, and the centred crop of a frame it shows. Whole hundredths keep the steps exact (no 1.0x that
-/// is 0.9999x after four steps of 0.25).
+/// The camera's own zoom control (V4L2_CID_ZOOM_ABSOLUTE) as its driver describes it. The values are in
+/// the driver's units: V4L2 promises no magnification for them (UVC's are the lens's focal length in the
+/// maker's units, 100..500 on some webcams, 0..3 on others), so the kiosk only walks the range.
+public struct CameraZoomRange: Sendable, Equatable, Codable {
+  public let minimum: Int
+  public let maximum: Int
+  /// The driver's step: every value is `minimum` plus a whole number of steps.
+  public let step: Int
+
+  public init(minimum: Int, maximum: Int, step: Int) {
+    self.minimum = minimum
+    self.maximum = maximum
+    self.step = max(1, step)
+  }
+
+  /// Positions beyond the widest one.
+  public var positions: Int { maximum > minimum ? (maximum - minimum) / step : 0 }
+
+  /// "camera control 100..500": how probe and status say it.
+  public var description: String { "camera control \(minimum)..\(maximum)" }
+}
+
+/// The zoom the buttons step: first the camera's own zoom control where it has one (optical, so the picture
+/// keeps every pixel), then the digital zoom, a factor in hundredths (100 = 1.0x, no crop) between 1.0x and
+/// the configured maximum and the centred crop of a frame it shows. Zooming out undoes the digital part
+/// first. Whole hundredths keep the steps exact (no 1.0x that is 0.9999x after four steps of 0.25).
+///
+/// The control's range is walked in as many equal steps as the digital zoom has (`maximum` and `step`), or
+/// in its own positions when it has fewer, so a press feels the same on either side of the boundary.
 public struct Zoom: Sendable, Equatable {
   public let maximum: Int
   public let step: Int
+  /// The digital factor, in hundredths.
   public private(set) var factor = 100
+  /// The camera's zoom control, when the open camera has one that can be set.
+  public private(set) var control: CameraZoomRange?
+  /// Steps taken on the control: 0 (widest) to `opticalSteps`.
+  public private(set) var opticalStep = 0
 
   public init(maximum: Int = 400, step: Int = 50) {
     precondition(maximum >= 100 && step > 0, "zoom from 1.0x up, in steps above 0")
@@ -19,24 +50,79 @@ public struct Zoom: Sendable, Equatable {
     self.step = step
   }
 
-  /// Applies a change; false when it changes nothing (already at 1.0x or at the maximum).
-  public mutating func apply(_ change: ZoomChange) -> Bool {
-    let before = factor
-    switch change {
-    case .zoomIn: factor = min(maximum, factor + step)
-    case .zoomOut: factor = max(100, factor - step)
-    case .reset: factor = 100
-    }
-    return factor != before
+  /// Presses from 1.0x to the maximum of the digital zoom (the last one may be shorter).
+  public var digitalSteps: Int { (maximum - 100 + step - 1) / step }
+
+  /// Presses across the control's range; 0 without one.
+  public var opticalSteps: Int { control.map { min($0.positions, digitalSteps) } ?? 0 }
+
+  /// The value the control is set to now; nil without one.
+  public var controlValue: Int? { control.map { value(of: $0, at: opticalStep) } }
+
+  /// Anything but the widest, unzoomed picture.
+  public var isZoomed: Bool { factor > 100 || opticalStep > 0 }
+
+  /// The camera (re)opened with `range` (nil: no usable zoom control). A camera whose control differs from
+  /// the last one's starts at its widest, digital zoom off: a step of one camera means nothing to another,
+  /// and the digital part must only ever come after the optical one. The same control keeps its step, and
+  /// the service sets it again (a camera that was unplugged has forgotten it).
+  public mutating func useControl(_ range: CameraZoomRange?) {
+    guard range != control else { return }
+    control = range
+    opticalStep = 0
+    factor = 100
   }
 
-  /// "2.5x": how the overlay and the log say it.
-  public var label: String { Self.label(factor) }
-  public var maximumLabel: String { Self.label(maximum) }
+  /// Applies a change; false when it changes nothing (already at the widest or at the maximum).
+  public mutating func apply(_ change: ZoomChange) -> Bool {
+    let before = (factor, opticalStep)
+    switch change {
+    case .zoomIn:
+      if opticalStep < opticalSteps {
+        opticalStep += 1
+      } else {
+        factor = min(maximum, factor + step)
+      }
+    case .zoomOut:
+      if factor > 100 {
+        factor = max(100, factor - step)
+      } else {
+        opticalStep = max(0, opticalStep - 1)
+      }
+    case .reset:
+      factor = 100
+      opticalStep = 0
+    }
+    return (factor, opticalStep) != before
+  }
 
-  private static func label(_ factor: Int) -> String {
+  /// "2.5x" for the digital factor alone: EXIF's DigitalZoomRatio and the movie's log say it this way.
+  public var digitalLabel: String {
     let tenths = (factor + 5) / 10
     return "\(tenths / 10).\(tenths % 10)x"
+  }
+
+  /// How the overlay and the log say it: "2.5x" (digital), "optical 3/6", "optical 6/6 + 2.0x".
+  public var label: String {
+    guard opticalStep > 0 else { return digitalLabel }
+    let optical = "optical \(opticalStep)/\(opticalSteps)"
+    return factor > 100 ? "\(optical) + \(digitalLabel)" : optical
+  }
+
+  /// How the zoom is done, for `kioskcam status`: "camera control 100..500, then digital to 4.0x" or
+  /// "digital to 4.0x".
+  public var method: String {
+    let digital = "digital to \((maximum + 5) / 100).\((maximum + 5) / 10 % 10)x"
+    guard let control, opticalSteps > 0 else { return digital }
+    return "\(control.description) in \(opticalSteps) steps, then \(digital)"
+  }
+
+  /// The `index`-th of `opticalSteps` equal steps across the range, on the driver's step grid; the last is
+  /// the largest value the grid reaches.
+  func value(of range: CameraZoomRange, at index: Int) -> Int {
+    let steps = max(1, opticalSteps)
+    let positions = range.positions * index / steps + (range.positions * index % steps * 2 >= steps ? 1 : 0)
+    return range.minimum + min(positions, range.positions) * range.step
   }
 
   /// The centred part of a `width` x `height` frame shown at this factor: 1/factor of each side, on even

@@ -185,18 +185,13 @@ enum CapabilityProbe {
     }
   }
 
-  /// Formats whose stills and movies are cut to the zoom's crop; the preview crops every format, but a zoom
-  /// that the saved picture does not keep would mislead whoever frames a shot with it.
-  static let croppedFormats: [PixelFormat] = [.yuyv, .nv12]
-
-  static func zoom(_ config: Config) -> ProbeResult {
-    let format = config.camera.format
-    let zoom = Zoom(maximum: config.capture.zoomMaximum, step: config.capture.zoomStep)
+  /// Something to zoom: a digital zoom above 1.0x (every format the service streams is cropped, MJPEG too),
+  /// walked after the camera's own zoom control where `camera` has one.
+  static func zoom(_ config: Config, camera: CameraInfo?) -> ProbeResult {
+    var zoom = Zoom(maximum: config.capture.zoomMaximum, step: config.capture.zoomStep)
     guard zoom.maximum > 100 else { return .fail(.zoom, "[capture] zoom-maximum = 1.0: nothing to zoom") }
-    guard croppedFormats.contains(format) else {
-      return .fail(.zoom, "[camera] format \(format.rawValue): stills and movies are saved as the camera made them, uncropped")
-    }
-    return .pass(.zoom, "digital crop of \(format.fourcc) frames, 1.0x to \(zoom.maximumLabel)")
+    zoom.useControl(camera?.zoomControl)
+    return .pass(.zoom, (camera.map { "\($0.path): " } ?? "") + zoom.method)
   }
 
   static func cameraRoll(_ config: Config) -> ProbeResult {
@@ -227,7 +222,7 @@ enum CapabilityProbe {
       case .modeButton: results.append(button(.mode, config).result)
       case .cameraRoll: results.append(cameraRoll(config))
       case .flash: results.append(flash(config).result)
-      case .zoom: results.append(zoom(config))
+      case .zoom: results.append(zoom(config, camera: stillCamera(config).camera))
       }
     }
     return results

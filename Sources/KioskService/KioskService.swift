@@ -108,7 +108,7 @@ public final class KioskService {
   private var supervisor: Supervisor?
   /// The movie being recorded, between the kiosk's startMovie and stopMovie.
   private var recorder: MovieRecorder?
-  /// The digital zoom the zoom buttons and `kioskcam zoom` step (see KioskService+Zoom.swift).
+  /// The zoom the zoom buttons and `kioskcam zoom` step: the camera's zoom control first, then the digital crop.
   private var zoom: Zoom
   /// Review mode: items are read and decoded here, off the loop.
   private let viewer = DispatchQueue(label: "kioskcam.viewer")
@@ -166,9 +166,11 @@ public final class KioskService {
 
     if wanted(.movieCamera) { probed.append(CapabilityProbe.movieCamera(config)) }
     var opened: CameraStream?
+    var cameraInfo: CameraInfo?
     cameraPath = config.camera.device
     if wanted(.stillCamera) {
       var (result, found) = CapabilityProbe.stillCamera(config)
+      cameraInfo = found
       if let found {
         cameraPath = found.path
         do {
@@ -194,7 +196,7 @@ public final class KioskService {
       probed.append(result)
       flashLamp = lamp
     }
-    if wanted(.zoom) { probed.append(CapabilityProbe.zoom(config)) }
+    if wanted(.zoom) { probed.append(CapabilityProbe.zoom(config, camera: cameraInfo)) }
 
     var publishedRoll: CameraRoll?
     if wanted(.cameraRoll) {
@@ -565,6 +567,7 @@ public final class KioskService {
     }
     let format = camera.format
     log("camera \(camera.path) \(format.format.fourcc) \(format.width)x\(format.height) streaming")
+    useZoomControl(of: camera)
     counts.lastSequence = nil
     fitPreview()
     // POLLPRI and errors arrive too: a disconnect shows up as POLLERR|POLLHUP on the capture node.
@@ -599,12 +602,31 @@ public final class KioskService {
     return PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
   }
 
-  /// The crop a still or a movie frame is cut to at the current zoom; nil at 1.0x, and for MJPEG, which is
-  /// saved as the camera made it (README: the zoom of MJPEG stills and movies is not applied).
+  /// The crop a still or a movie frame is cut to at the current digital zoom; nil at 1.0x.
   private func stillZoomCrop(_ format: StreamFormat) -> PixelRect? {
-    guard zoom.factor > 100, CapabilityProbe.croppedFormats.contains(format.format) else { return nil }
+    guard zoom.factor > 100 else { return nil }
     let crop = zoom.crop(width: format.width, height: format.height)
     return PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
+  }
+
+  /// A camera just opened: its own zoom control, if it has one, comes before the digital zoom, and is set to
+  /// the zoom's step (a camera back from an unplug has forgotten it).
+  private func useZoomControl(of camera: CameraStream) {
+    zoom.useControl(camera.zoomControl)
+    log("zoom method: \(zoom.method)")
+    if let value = zoom.controlValue { setCameraZoom(value, on: camera) }
+  }
+
+  /// Sets the camera's zoom control; one that fails is given up for this camera (digital zoom only, from 1.0x)
+  /// rather than leaving the zoom's steps and the lens disagreeing.
+  private func setCameraZoom(_ value: Int, on camera: CameraStream) {
+    do {
+      try camera.setZoom(value)
+    } catch {
+      log("camera zoom control failed: \(error); digital zoom only")
+      zoom.useControl(nil)
+      fitPreview()
+    }
   }
 
   private func cameraReady(_ readiness: Readiness) {
@@ -772,7 +794,7 @@ public final class KioskService {
     }
     return OverlayContent(
       mode: kiosk.mode, screen: kiosk.screen, ready: readyLit, shotsLeft: shots, now: now(), dropped: recorder?.dropped ?? 0,
-      off: capabilities.verdict.disabled.map(\.capability) + lostWithoutAScreen, zoom: zoom.factor > 100 ? zoom.label : nil)
+      off: capabilities.verdict.disabled.map(\.capability) + lostWithoutAScreen, zoom: zoom.isZoomed ? zoom.label : nil)
   }
 
   /// Adds a published still's size to the mean that "shots left" divides the free space by.
@@ -1008,8 +1030,10 @@ public final class KioskService {
           log("zoom \(change.rawValue) refused: zoom is off")
           continue
         }
+        let control = zoom.controlValue
         if zoom.apply(change) {
-          log("zoom \(zoom.label)")
+          log("zoom \(zoom.label)" + (zoom.controlValue.map { " (camera control \($0))" } ?? ""))
+          if let camera, let value = zoom.controlValue, value != control { setCameraZoom(value, on: camera) }
           fitPreview()
         }
       }
@@ -1040,6 +1064,7 @@ public final class KioskService {
     let lag = milliseconds(frame.timestamp - pressedAt)
     let results = results
     let zoomCrop = stillZoomCrop(format)
+    let digitalZoom = zoom.factor
     // Where the review picture must cover on the panel (as the source is oriented); nil: no review to show.
     let reviewCover: (Int, Int)? = scaler.flatMap { scaler in
       config.capture.review > .zero
@@ -1048,17 +1073,18 @@ public final class KioskService {
     }
     writer.async {
       do {
-        let encoded = try StillPipeline.encode(zoomCrop.map { StillPipeline.zoomed(still, to: $0) } ?? still, quality: quality)
+        let encoded = try StillPipeline.encode(still, quality: quality, crop: zoomCrop)
         let metadata = ExifMetadata(
           make: "kioskcam", model: model, software: "kioskcam", captured: captured, orientation: orientation,
           pixelWidth: encoded.width, pixelHeight: encoded.height, uniqueID: uniqueID,
-          exposure100Microseconds: controls.exposure100Microseconds)
+          exposure100Microseconds: controls.exposure100Microseconds, digitalZoomHundredths: digitalZoom)
         let file = try StillPipeline.withExif(encoded, metadata)
         let item = try roll.publish(file, kind: .still)
         let record = ItemRecord(
           mediaType: MediaKind.still.rawValue, file: item.relativePath, bytes: file.count, width: encoded.width,
           height: encoded.height, captured: captured.isoText, shutterLagMilliseconds: lag,
-          sourceFormat: still.format.fourcc, crop: nil, frameSequence: frame.sequence,
+          sourceFormat: still.format.fourcc, crop: zoomCrop.map { "\($0.width)x\($0.height)+\($0.x)+\($0.y)" },
+          frameSequence: frame.sequence,
           exposure100Microseconds: controls.exposure100Microseconds, gain: controls.gain, uniqueID: uniqueID)
         do {
           try roll.append(record)
@@ -1439,7 +1465,7 @@ public final class KioskService {
           name: $0.capability.rawValue, role: capabilities.gate.role(of: $0.capability).rawValue, available: $0.passed,
           evidence: $0.evidence)
       },
-      mediaTypes: capabilities.verdict.mediaTypes.map(\.rawValue), zoom: zoom.label)
+      mediaTypes: capabilities.verdict.mediaTypes.map(\.rawValue), zoom: zoom.label, zoomMethod: zoom.method)
   }
 }
 

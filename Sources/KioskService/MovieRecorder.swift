@@ -131,7 +131,7 @@ public final class MovieRecorder: Sendable {
     inFlight.enter()
     let (quality, halvings) = (quality, halvings)
     encoders.async { [self] in
-      let jpeg = Self.encode(crop.map { StillPipeline.zoomed(frame, to: $0) } ?? frame, quality: quality, halvings: halvings)
+      let jpeg = Self.encode(frame, quality: quality, halvings: halvings, crop: crop)
       state.withLock { state in
         if let jpeg {
           state.ready[index] = (jpeg, timestamp, sequence)
@@ -145,9 +145,12 @@ public final class MovieRecorder: Sendable {
     }
   }
 
-  /// JPEG for one frame: YUYV and NV12 compressed from their planes, halved `halvings` times first; MJPEG as
-  /// the camera made it.
-  static func encode(_ frame: StillFrame, quality: Int, halvings: Int = 0) -> [UInt8]? {
+  /// JPEG for one frame: YUYV and NV12 compressed from their planes, cut to `crop` (the digital zoom) and
+  /// halved `halvings` times first; MJPEG as the camera made it, or, zoomed, decoded, cut and compressed again
+  /// (at the frame's size, which a passthrough recording has).
+  static func encode(_ frame: StillFrame, quality: Int, halvings: Int = 0, crop: PixelRect? = nil) -> [UInt8]? {
+    if let crop, frame.format == .mjpeg { return try? StillPipeline.encode(frame, quality: quality, crop: crop).jpeg }
+    let frame = crop.map { StillPipeline.zoomed(frame, to: $0) } ?? frame
     if frame.format == .mjpeg {
       var end = frame.bytes.count
       // Cameras pad MJPEG buffers with zeros after EOI; the movie keeps only the picture.

@@ -13,7 +13,7 @@ struct OverlayContent: Equatable {
   var dropped = 0
   /// Optional capabilities that are missing, so people see why a feature is not there.
   var off: [Capability] = []
-  /// "2.0x" while zoomed in; nil at 1.0x.
+  /// "2.0x" or "optical 3/6" while zoomed in; nil at the widest.
   var zoom: String? = nil
 }
 

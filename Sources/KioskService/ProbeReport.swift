@@ -57,6 +57,7 @@ public struct ProbeReport: Encodable, Sendable {
         }
         lines.append("    \(format.fourcc) \(format.description)\(format.emulated ? " (emulated by libv4l2)" : ""): \(sizes.joined(separator: " "))")
       }
+      if camera.capture { lines.append("    zoom: \(camera.zoom)") }
     }
     lines.append("Displays:")
     if displays.isEmpty { lines.append("  none") }

@@ -25,8 +25,10 @@ struct ServiceStatus: Codable, Sendable, Equatable {
   /// Each capability the configuration wants, with its role and the evidence of its last probe.
   let capabilities: [CapabilityState]
   let mediaTypes: [String]
-  /// The zoom factor, "1.0x" when not zoomed.
+  /// The zoom now ("1.0x", "2.5x", "optical 3/6") and how it is done ("digital to 4.0x", "camera control
+  /// 100..500 in 6 steps, then digital to 4.0x").
   let zoom: String
+  let zoomMethod: String
 
   struct CapabilityState: Codable, Sendable, Equatable {
     let name: String
@@ -50,7 +52,8 @@ struct ServiceStatus: Codable, Sendable, Equatable {
     frames: \(framesReceived) received, \(framesDamaged) damaged, \(framesMissing) missing, \(previewFramesShown) shown
     stills: \(stillsSaved) saved, movies: \(moviesSaved) saved\(recording ? ", recording now" : ""), \(saveFailures) failed, \(refusedPresses) presses refused
     last shutter lag: \(lastShutterLagMilliseconds.map { "\($0) ms" } ?? "none yet")
-    media types: \(mediaTypes.isEmpty ? "none" : mediaTypes.joined(separator: ", ")), zoom \(zoom)
+    zoom: \(zoom) (\(zoomMethod))
+    media types: \(mediaTypes.isEmpty ? "none" : mediaTypes.joined(separator: ", "))
     capabilities:
     \(capabilities.map { "  \($0.name) (\($0.role)): \($0.available ? "ok" : "missing"): \($0.evidence)" }.joined(separator: "\n"))
     """

@@ -73,7 +73,12 @@ public enum StillPipeline {
   }
 
   /// The picture as JPEG: YUYV and NV12 compressed from their planes; MJPEG kept as the camera made it.
-  public static func encode(_ frame: StillFrame, quality: Int) throws(StillError) -> Encoded {
+  /// `crop` (the digital zoom, in the frame's pixels) cuts the picture to its centre and scales it back to the
+  /// frame's size first, whatever the format: an MJPEG frame is then decoded, cut and compressed again at
+  /// `quality` (a lossless JPEG crop would keep fewer pixels and move the crop to the 16-pixel block grid).
+  public static func encode(_ frame: StillFrame, quality: Int, crop: PixelRect? = nil) throws(StillError) -> Encoded {
+    if let crop, frame.format == .mjpeg { return try zoomedMJPEG(frame, crop: crop, quality: quality) }
+    let frame = crop.map { zoomed(frame, to: $0) } ?? frame
     let planes = try planes(of: frame)
     if frame.format == .mjpeg {
       return Encoded(jpeg: frame.bytes, planes: planes, width: planes.width, height: planes.height)
@@ -83,6 +88,32 @@ public enum StillPipeline {
     } catch {
       throw StillError(description: "\(error)")
     }
+  }
+
+  /// An MJPEG frame decoded to its own planes (no colour conversion), cut, scaled back and compressed with the
+  /// camera's chroma sampling.
+  static func zoomedMJPEG(_ frame: StillFrame, crop: PixelRect, quality: Int) throws(StillError) -> Encoded {
+    let decoded: PlanarYCbCr
+    do {
+      decoded = try JPEGDecoder.decodePlanes(frame.bytes)
+    } catch {
+      throw StillError(description: "MJPEG frame does not decode: \(error)")
+    }
+    let cut = FrameZoom.planes(decoded, crop: fitted(crop, from: (frame.width, frame.height), to: (decoded.width, decoded.height)))
+    do {
+      return Encoded(jpeg: try JPEGEncoder.encode(cut, quality: quality), planes: cut, width: cut.width, height: cut.height)
+    } catch {
+      throw StillError(description: "\(error)")
+    }
+  }
+
+  /// `crop` of a `from`-sized frame for the picture the frame actually decodes to: the same rectangle when
+  /// the camera's JPEG is the negotiated size (it always should be), else the same part of it, on even pixels.
+  static func fitted(_ crop: PixelRect, from: (Int, Int), to: (Int, Int)) -> PixelRect {
+    guard from != to, from.0 > 0, from.1 > 0 else { return crop }
+    let width = max(2, crop.width * to.0 / from.0 & ~1)
+    let height = max(2, crop.height * to.1 / from.1 & ~1)
+    return PixelRect(x: ((to.0 - width) / 2) & ~1, y: ((to.1 - height) / 2) & ~1, width: width, height: height)
   }
 
   /// The file: EXIF (with a 160x120 thumbnail) first, then the picture's own segments and its scan unchanged.
@@ -98,8 +129,9 @@ public enum StillPipeline {
     }
   }
 
-  /// A frame cut to the zoom's crop and scaled back to the camera's size (so a still's or a movie's size is the
-  /// configured one), on the still writer's or a movie encoder's thread.
+  /// A YUYV or NV12 frame cut to the zoom's crop and scaled back to the camera's size (so a still's or a
+  /// movie's size is the configured one), on the still writer's or a movie encoder's thread. MJPEG is left as
+  /// it is here: `encode(_:quality:crop:)` cuts it on the way to its new JPEG.
   static func zoomed(_ frame: StillFrame, to crop: PixelRect) -> StillFrame {
     let bytes: [UInt8]
     let stride: Int

@@ -84,10 +84,14 @@ public struct ExifMetadata: Sendable, Equatable {
   public var uniqueID: String
   /// Exposure time as the camera's control reports it, in 100 µs units (V4L2_CID_EXPOSURE_ABSOLUTE).
   public var exposure100Microseconds: Int?
+  /// The digital zoom the picture was cut with, in hundredths (250 = 2.5x); 100 is written as 0, which
+  /// Exif 2.32 defines as "digital zoom was not used". Nil leaves DigitalZoomRatio out.
+  public var digitalZoomHundredths: Int?
 
   public init(
     make: String, model: String, software: String, captured: ExifDateTime, orientation: ExifOrientation,
-    pixelWidth: Int, pixelHeight: Int, uniqueID: String, exposure100Microseconds: Int? = nil
+    pixelWidth: Int, pixelHeight: Int, uniqueID: String, exposure100Microseconds: Int? = nil,
+    digitalZoomHundredths: Int? = nil
   ) {
     self.make = make
     self.model = model
@@ -98,6 +102,7 @@ public struct ExifMetadata: Sendable, Equatable {
     self.pixelHeight = pixelHeight
     self.uniqueID = uniqueID
     self.exposure100Microseconds = exposure100Microseconds
+    self.digitalZoomHundredths = digitalZoomHundredths
   }
 }
 
@@ -160,6 +165,9 @@ public enum ExifWriter {
     if let exposure = metadata.exposure100Microseconds, exposure > 0 {
       exifEntries.append(.rational(0x829A, UInt32(exposure), 10_000))  // ExposureTime, seconds
     }
+    if let zoom = metadata.digitalZoomHundredths {
+      exifEntries.append(digitalZoomRatio(hundredths: zoom))
+    }
     let exifIFD = TIFFDirectory(entries: exifEntries)
 
     let ifd0Offset = 8
@@ -186,6 +194,14 @@ public enum ExifWriter {
     }
     return out
   }
+}
+
+/// DigitalZoomRatio (0xA404) in lowest terms, 5/2 rather than 250/100; 0/1 when not zoomed.
+func digitalZoomRatio(hundredths: Int) -> TIFFEntry {
+  guard hundredths > 100 else { return .rational(0xA404, 0, 1) }
+  var (a, b) = (hundredths, 100)
+  while b != 0 { (a, b) = (b, a % b) }
+  return .rational(0xA404, UInt32(hundredths / a), UInt32(100 / a))
 }
 
 func digits(_ value: Int, _ width: Int) -> String {

@@ -36,4 +36,33 @@ public enum FrameZoom {
     }
     return out
   }
+
+  /// Decoded JPEG planes (an MJPEG frame) cropped to `crop` (even coordinates, in luma pixels) and scaled back
+  /// to their own size and chroma geometry, so the picture re-encodes with the camera's sampling.
+  public static func planes(_ source: PlanarYCbCr, crop: PixelRect) -> PlanarYCbCr {
+    precondition(crop.x % 2 == 0 && crop.y % 2 == 0 && crop.x + crop.width <= source.width && crop.y + crop.height <= source.height)
+    // 4:4:4, 4:2:2, 4:2:0 and 4:4:0 halve a chroma side or keep it: even luma coordinates map exactly.
+    let across = source.chromaWidth < source.width ? 2 : 1
+    let down = source.chromaHeight < source.height ? 2 : 1
+    func scaled(_ plane: [UInt8], width: Int, height: Int, _ x: Int, _ y: Int, _ cropWidth: Int, _ cropHeight: Int) -> [UInt8] {
+      var out = [UInt8](repeating: 0, count: width * height)
+      plane.withUnsafeBufferPointer { input in
+        out.withUnsafeMutableBufferPointer { output in
+          ScalePlane(input.baseAddress! + y * width + x, Int32(width), Int32(cropWidth), Int32(cropHeight),
+            output.baseAddress, Int32(width), Int32(width), Int32(height), kFilterBilinear)
+        }
+      }
+      return out
+    }
+    let (chromaX, chromaY) = (crop.x / across, crop.y / down)
+    let chromaCropWidth = min((crop.width + across - 1) / across, source.chromaWidth - chromaX)
+    let chromaCropHeight = min((crop.height + down - 1) / down, source.chromaHeight - chromaY)
+    func chroma(_ plane: [UInt8]) -> [UInt8] {
+      scaled(plane, width: source.chromaWidth, height: source.chromaHeight, chromaX, chromaY, chromaCropWidth, chromaCropHeight)
+    }
+    return PlanarYCbCr(
+      width: source.width, height: source.height, chromaWidth: source.chromaWidth, chromaHeight: source.chromaHeight,
+      luma: scaled(source.luma, width: source.width, height: source.height, crop.x, crop.y, crop.width, crop.height),
+      cb: chroma(source.cb), cr: chroma(source.cr))
+  }
 }

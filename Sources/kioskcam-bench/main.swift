@@ -135,9 +135,15 @@ let metadata = ExifMetadata(
   captured: ExifDateTime(year: 2026, month: 1, day: 1, hour: 0, minute: 0, second: 0, millisecond: 0, utcOffsetMinutes: 0),
   orientation: .normal, pixelWidth: 0, pixelHeight: 0, uniqueID: String(repeating: "0", count: 32))
 
-// `kioskcam-bench preview`: only the preview table and the board's peak memory; `review`: only review mode's.
+// `kioskcam-bench preview`: only the preview table and the board's peak memory; `review`: only review mode's;
+// `zoom`: only the MJPEG zoom's.
 let previewOnly = CommandLine.arguments.dropFirst().first == "preview"
 let reviewOnly = CommandLine.arguments.dropFirst().first == "review"
+if CommandLine.arguments.dropFirst().first == "zoom" {
+  try zoomBench()
+  try? FileManager.default.removeItem(atPath: workDirectory)
+  exit(0)
+}
 if reviewOnly {
   try reviewBench()
   exit(0)
@@ -314,6 +320,10 @@ for (width, height, frames) in [(1280, 720, 150), (1920, 1080, 100)] {
 }
 print("ours: YUYV frames through MovieRecorder into a finished, published .MOV; ffmpeg: the same frame looped,")
 print("yuyv422 to full-range 4:2:2 MJPEG at -q:v 2, into a .mov. Ratios above 1 mean ours is faster.")
+if !previewOnly {
+  print("")
+  try zoomBench()
+}
 
 enum BenchFailure: Error { case lostFrames, noThumbnail }
 

@@ -60,7 +60,7 @@ struct BoardDeviceTests {
     #expect(verdicts["shutter-button"]?.evidence.contains("line 'shutter' on gpiochip0 'kioskcam-gpio'") == true)
     #expect(verdicts["mode-button"]?.evidence.contains("line 'mode' on gpiochip0 'kioskcam-gpio'") == true)
     #expect(verdicts["camera-roll"]?.evidence.hasPrefix("\(roll): writable, on its own file system, ") == true)
-    #expect(verdicts["zoom"]?.evidence == "digital crop of YUYV frames, 1.0x to 4.0x")
+    #expect(verdicts["zoom"]?.evidence == "/dev/video0: digital to 4.0x", "vivid has no zoom control of its own")
     #expect(report.mediaTypes == ["stills"])
     #expect(report.missingRequired == [])
     // Probing requested the button lines and gave them back.
@@ -479,6 +479,15 @@ struct ProbeJSON: Decodable {
     let path, driver, card, bus: String
     let capture, streaming: Bool
     let formats: [Format]
+    /// "camera control MIN..MAX" or "digital only"; the control itself when there is one; the formats the
+    /// digital zoom can crop.
+    let zoom: String
+    let zoomControl: ZoomRange?
+    let croppableFormats: [String]
+    struct ZoomRange: Decodable {
+      let minimum: Int
+      let maximum: Int
+    }
   }
   struct Card: Decodable {
     struct Connector: Decodable {

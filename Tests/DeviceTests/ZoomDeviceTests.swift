@@ -12,6 +12,9 @@ extension BoardDeviceTests {
     }
     try startService("zoom", config: config)
     defer { _ = try? Board.kill("zoom") }
+    // vivid has no zoom control of its own (v4l2-ctl, a tool of its own, lists none): the zoom is digital.
+    let started = try Board.logs("zoom")
+    #expect(started.contains("zoom method: digital to 4.0x"), "\(started)")
     try Board.click("zoom-in")
     try Board.waitFor("zoom 2.0x in the log") { try Board.logs("zoom").contains("zoom 2.0x") }
 
@@ -39,6 +42,13 @@ extension BoardDeviceTests {
     let decoded = try PPM(contentsOf: decodedPath)
     #expect(decoded.width == 640 && decoded.height == 360, "the still keeps the camera's size")
     #expect(centreBars(decoded.pixel, width: 640, y: 180).isEmpty, "\(centreBars(decoded.pixel, width: 640, y: 180))")
+    // exiftool reads the zoom the still was cut with; the roll's record names the crop.
+    let ratio = try Board.host(["/usr/bin/exiftool", "-s", "-s", "-s", "-n", "-DigitalZoomRatio", path])
+    #expect(ratio.stdout == "2\n", "\(ratio.stdout) \(ratio.stderr)")
+    let records = try String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)
+    #expect(records.contains("\"crop\":\"320x180+160+90\""), "\(records)")
+    let status = try Board.run("\(Board.binary) status --json --config \(config)")
+    #expect(status.stdout.contains("\"zoom\" : \"2.0x\"") && status.stdout.contains("\"zoomMethod\" : \"digital to 4.0x\""), "\(status.stdout)")
 
     let reset = try Board.run("\(Board.binary) zoom reset")
     #expect(reset.status == 0 && reset.stdout.contains("ok"), "\(reset.stdout) \(reset.stderr)")
@@ -50,5 +60,22 @@ extension BoardDeviceTests {
     #expect(mismatches.isEmpty, "\(mismatches)")
     let stopped = try Board.kill("zoom")
     #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
+  }
+
+  /// The verdict on vivid's own zoom control, by v4l2-ctl and by `kioskcam probe --json`: none, so the zoom is
+  /// digital only, and the formats it can crop are the ones vivid offers of YUYV, NV12 and MJPEG.
+  @Test func probeSaysVividZoomsDigitallyOnly() throws {
+    let controls = try Board.run("v4l2-ctl -d /dev/video0 -l")
+    #expect(controls.status == 0 && controls.stdout.contains("brightness"), "\(controls.stdout) \(controls.stderr)")
+    #expect(!controls.stdout.contains("zoom"), "vivid grew a zoom control: \(controls.stdout)")
+    let (config, _) = try Board.makeConfig(name: "zoom-probe")
+    let result = try Board.run("\(Board.binary) probe --json --config \(config)")
+    #expect(result.status == 0, "\(result.stderr)")
+    let report = try JSONDecoder().decode(ProbeJSON.self, from: Data(result.stdout.utf8))
+    let camera = try #require(report.cameras.first { $0.path == "/dev/video0" })
+    #expect(camera.zoom == "digital only" && camera.zoomControl == nil)
+    #expect(camera.croppableFormats == ["YUYV", "NV12"], "\(camera.croppableFormats)")
+    let text = try Board.run("\(Board.binary) probe --config \(config)")
+    #expect(text.stdout.contains("    zoom: digital only"), "\(text.stdout)")
   }
 }

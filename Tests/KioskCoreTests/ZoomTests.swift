@@ -75,4 +75,95 @@ import Testing
     }
     #expect(ControlRequest.parse("zoom sideways") == .failure(ControlRequestError("unknown zoom 'sideways' (in, out or reset)")))
   }
+
+  // MARK: The camera's own zoom control, before the digital crop
+
+  /// A UVC webcam's ZOOM_ABSOLUTE 100..500 (step 1) under the default 4.0x in 0.5 steps: six presses walk the
+  /// control in equal steps to its end, with no crop; the next six are the digital zoom; out undoes digital first.
+  @Test func pressesWalkTheControlFirstThenTheCrop() {
+    var zoom = Zoom(maximum: 400, step: 50)
+    zoom.useControl(CameraZoomRange(minimum: 100, maximum: 500, step: 1))
+    var changed: Bool
+    #expect(zoom.opticalSteps == 6 && zoom.controlValue == 100 && !zoom.isZoomed)
+    var values: [Int] = []
+    for _ in 0..<6 {
+      changed = zoom.apply(.zoomIn)
+      #expect(changed)
+      values.append(zoom.controlValue!)
+      #expect(zoom.factor == 100, "no crop while the lens can still zoom")
+    }
+    #expect(values == [167, 233, 300, 367, 433, 500])
+    #expect(zoom.label == "optical 6/6" && zoom.isZoomed)
+    let crop = zoom.crop(width: 640, height: 360)
+    #expect([crop.x, crop.y, crop.width, crop.height] == [0, 0, 640, 360])
+    changed = zoom.apply(.zoomIn)
+    #expect(changed)
+    #expect(zoom.factor == 150 && zoom.controlValue == 500 && zoom.label == "optical 6/6 + 1.5x")
+    for _ in 0..<10 { _ = zoom.apply(.zoomIn) }
+    changed = zoom.apply(.zoomIn)
+    #expect(zoom.factor == 400 && !changed, "stops at the digital maximum")
+    changed = zoom.apply(.zoomOut)
+    #expect(changed && zoom.factor == 350 && zoom.controlValue == 500, "out: digital first")
+    for _ in 0..<5 { _ = zoom.apply(.zoomOut) }
+    #expect(zoom.factor == 100 && zoom.controlValue == 500)
+    changed = zoom.apply(.zoomOut)
+    #expect(changed && zoom.controlValue == 433, "then the lens")
+    changed = zoom.apply(.reset)
+    #expect(changed && zoom.controlValue == 100 && zoom.factor == 100 && !zoom.isZoomed)
+    #expect(zoom.method == "camera control 100..500 in 6 steps, then digital to 4.0x")
+  }
+
+  /// The control's steps land on the driver's grid (minimum + k * step), end at the last value the grid
+  /// reaches, and a control with fewer positions than the digital zoom has steps is walked one position a press.
+  @Test(arguments: [
+    // (minimum, maximum, driver step, expected values after each press until the control's end)
+    (0, 3, 1, [1, 2, 3]),
+    (0, 100, 10, [20, 30, 50, 70, 80, 100]),
+    (10, 65, 4, [18, 26, 38, 46, 54, 62]),
+    (-50, 50, 1, [-33, -17, 0, 17, 33, 50]),
+  ])
+  func controlValuesSitOnTheDriversGrid(minimum: Int, maximum: Int, step: Int, expected: [Int]) {
+    var zoom = Zoom(maximum: 400, step: 50)
+    zoom.useControl(CameraZoomRange(minimum: minimum, maximum: maximum, step: step))
+    #expect(zoom.controlValue == minimum)
+    var values: [Int] = []
+    while zoom.apply(.zoomIn), zoom.factor == 100 { values.append(zoom.controlValue!) }
+    #expect(values == expected)
+    for value in values { #expect((value - minimum) % step == 0 && value <= maximum) }
+  }
+
+  @Test func withoutAControlOrWithOneOfOnePositionTheZoomIsDigital() {
+    var changed: Bool
+    for range in [nil, CameraZoomRange(minimum: 100, maximum: 100, step: 1)] {
+      var zoom = Zoom(maximum: 400, step: 100)
+      zoom.useControl(range?.positions == 0 ? nil : range)
+      #expect(zoom.opticalSteps == 0 && zoom.controlValue == nil)
+      changed = zoom.apply(.zoomIn)
+      #expect(changed && zoom.factor == 200 && zoom.label == "2.0x")
+      #expect(zoom.method == "digital to 4.0x")
+    }
+    var off = Zoom(maximum: 100, step: 50)
+    off.useControl(CameraZoomRange(minimum: 100, maximum: 500, step: 1))
+    changed = off.apply(.zoomIn)
+    #expect(off.opticalSteps == 0 && !changed, "zoom-maximum 1.0 is no zoom at all, lens included")
+  }
+
+  /// Another camera's control means nothing at this one's step: a change starts from the widest; the same
+  /// control (the camera came back) keeps the step for the service to set again.
+  @Test func aDifferentControlStartsWideTheSameKeepsItsStep() {
+    var zoom = Zoom(maximum: 400, step: 50)
+    let lens = CameraZoomRange(minimum: 0, maximum: 60, step: 1)
+    zoom.useControl(lens)
+    _ = zoom.apply(.zoomIn)
+    _ = zoom.apply(.zoomIn)
+    zoom.useControl(lens)
+    #expect(zoom.opticalStep == 2 && zoom.controlValue == 20)
+    zoom.useControl(nil)
+    #expect(zoom.opticalStep == 0 && zoom.factor == 100 && zoom.controlValue == nil)
+    _ = zoom.apply(.zoomIn)
+    #expect(zoom.factor == 150)
+    zoom.useControl(lens)
+    #expect(zoom.factor == 100 && zoom.opticalStep == 0, "no digital zoom before the lens's")
+  }
 }
+

@@ -73,6 +73,23 @@ import Testing
     #expect(exif[0x829A] == nil)
   }
 
+  /// DigitalZoomRatio (0xA404) in lowest terms when zoomed, 0/1 ("not used", Exif 2.32) at 1.0x, and absent
+  /// when the writer was told nothing about zoom.
+  @Test(arguments: [(250, [5, 2]), (200, [2, 1]), (125, [5, 4]), (400, [4, 1]), (100, [0, 1])])
+  func digitalZoomRatioIsARationalInLowestTerms(hundredths: Int, expected: [Int]) throws {
+    var metadata = Self.metadata
+    metadata.digitalZoomHundredths = hundredths
+    let reader = TIFFReader(ExifWriter.tiffStructure(metadata, thumbnail: nil))
+    let exif = try reader.directory(at: try #require(reader.number(try reader.directory(at: 8)[0x8769])))
+    let ratio = try #require(reader.rational(exif[0xA404]))
+    #expect([ratio.0, ratio.1] == expected)
+    #expect(exif.tags == exif.tags.sorted())
+
+    let plain = TIFFReader(ExifWriter.tiffStructure(Self.metadata, thumbnail: nil))
+    let plainExif = try plain.directory(at: try #require(plain.number(try plain.directory(at: 8)[0x8769])))
+    #expect(plainExif[0xA404] == nil)
+  }
+
   @Test func everyOutOfLineValueStartsAtAnEvenOffset() throws {
     let tiff = ExifWriter.tiffStructure(Self.metadata, thumbnail: [0xFF, 0xD8, 0xFF, 0xD9])
     let reader = TIFFReader(tiff)
