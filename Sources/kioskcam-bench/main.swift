@@ -21,6 +21,12 @@ let workDirectory = NSTemporaryDirectory() + "kioskcam-bench-\(getpid())"
 try FileManager.default.createDirectory(atPath: workDirectory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: workDirectory) }
 
+/// The end of a partial run: `exit` skips the top-level `defer`, which would leave the work folder behind.
+func finish() -> Never {
+  try? FileManager.default.removeItem(atPath: workDirectory)
+  exit(0)
+}
+
 func now() -> UInt64 {
   var time = timespec()
   clock_gettime(CLOCK_MONOTONIC, &time)
@@ -141,12 +147,11 @@ let previewOnly = CommandLine.arguments.dropFirst().first == "preview"
 let reviewOnly = CommandLine.arguments.dropFirst().first == "review"
 if CommandLine.arguments.dropFirst().first == "zoom" {
   try zoomBench()
-  try? FileManager.default.removeItem(atPath: workDirectory)
-  exit(0)
+  finish()
 }
 if reviewOnly {
   try reviewBench()
-  exit(0)
+  finish()
 }
 if !previewOnly {
 print("kioskcam bench: frame to durable JPEG, quality \(quality), medians in ms: CPU time for copy to exif")
