@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// The appliance's operating-system side on the board: the shipped accounts, folders, udev rule and sshd
-/// drop-in (board/virtual/guest-appliance.sh puts them in place), the service as its own user, and people
+/// drop-in (board/virtual/guest-appliance.sh puts them in place), the shipped unit run by a real systemd in the
+/// guest (board/virtual/guest-systemd.sh), and people
 /// pulling the roll from the host with OpenSSH's scp and sftp and with rsync, through the board's forwarded
 /// ports. In the serialized board suite: the service here holds the one camera.
 extension BoardDeviceTests {
@@ -19,7 +20,8 @@ extension BoardDeviceTests {
     /// Hidden names that are the roll's own finished state, beside DCIM.
     static let stateFiles: Set = [".kioskcam-items.jsonl", ".kioskcam-last-number"]
 
-    static func setUp() throws -> Puller {
+    /// The appliance's files in the guest (guest-appliance.sh), with this run's keys; returns the keys' folder.
+    static func installAppliance() throws -> String {
       let keys = "\(Board.share!)/ssh-keys"
       try? FileManager.default.removeItem(atPath: keys)
       try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
@@ -30,6 +32,11 @@ extension BoardDeviceTests {
       try FileManager.default.copyItem(atPath: "\(keys)/client.pub", toPath: "\(keys)/authorized_keys")
       let setup = try Board.run("sh board/virtual/guest-appliance.sh \(Board.binary) \(keys)", timeout: 300)
       try #require(setup.status == 0, "guest-appliance.sh: \(setup.stdout) \(setup.stderr)")
+      return keys
+    }
+
+    static func setUp() throws -> Puller {
+      let keys = try installAppliance()
       _ = try? Board.kill("sshd")
       try Board.spawn("sshd", ["/usr/sbin/sshd", "-D", "-e"])
       try Board.waitFor("sshd to listen on 22 and 2222") {
@@ -141,8 +148,8 @@ extension BoardDeviceTests {
     let work = "\(Board.stateDirectory!)/pulled"
     try? FileManager.default.removeItem(atPath: work)
 
-    // The service as the unit runs it, the restrictions applied by hand (no systemd in the guest): its own
-    // user and the groups sysusers.d gives it, umask 0027, no new privileges, no capabilities at all.
+    // The service as the shipped unit has systemd run it: its own user and the groups sysusers.d gives it,
+    // umask 0027, no new privileges, no capabilities at all (the sandbox is tried in the supervision suite).
     let template = try String(contentsOfFile: "\(Board.repository)/board/virtual/kioskcam.conf", encoding: .utf8)
     let config = template.replacingOccurrences(of: "@ROLL@", with: Puller.roll)
       .replacingOccurrences(of: "optional = display, mode-button", with: "optional = display, mode-button, movie-camera")
@@ -151,15 +158,10 @@ extension BoardDeviceTests {
     let installed = try Board.run(
       "install -m 0644 \(Board.share!)/appliance.conf /etc/kioskcam/kioskcam.conf && find \(Puller.roll) -mindepth 1 -delete")
     try #require(installed.status == 0, "\(installed.stderr)")
-    _ = try? Board.kill("appliance", signal: "KILL")
-    // One string: the agent's own `sh -c` runs it, and exec leaves the service as the process it signals.
-    try Board.spawn("appliance", [
-      "umask 0027 && exec setpriv --reuid=kioskcam --regid=kioskcam --init-groups --no-new-privs --inh-caps=-all"
-        + " --bounding-set=-all -- /usr/bin/kioskcam run"
-    ])
-    defer { _ = try? Board.kill("appliance") }
-    try Board.waitFor("the service to be ready") { try Board.logs("appliance").contains("kioskcam: ready") }
-    let status = try Board.run("grep -E '^(Uid|Gid|Groups|NoNewPrivs|CapEff|CapBnd):' /proc/$(pidof kioskcam)/status").stdout
+    let service = try Service.start()
+    defer { _ = try? Service.systemctl("stop kioskcam.service") }
+    #expect(try service.journal().contains("kioskcam: ready"))
+    let status = try Board.systemd("grep -E '^(Uid|Gid|Groups|NoNewPrivs|CapEff|CapBnd):' /proc/\(service.mainPID)/status").stdout
     let ids = try Board.run("echo $(id -u kioskcam) $(id -g kioskcam) $(getent group video gpio | cut -d: -f3)").stdout
       .split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
     try #require(ids.count == 4, "\(ids)")
@@ -181,20 +183,25 @@ extension BoardDeviceTests {
     _ = try Board.kill("shooter")
     let gpiochip = try Board.run("stat -c %G:%a /dev/gpiochip0").stdout
     #expect(gpiochip == "gpio:660\n", "the shipped udev rule gave the chip to gpio: \(gpiochip)")
-    let stills = try Board.logs("appliance").components(separatedBy: "kioskcam: still DCIM/").count - 1
+    let stills = try service.journal().components(separatedBy: "kioskcam: still DCIM/").count - 1
     #expect(stills >= 3, "stills taken while pulling: \(stills)")
 
     // A movie recording (its hidden .rec- file grows all along) while they pull again; then the service is
-    // stopped as systemd stops it, with SIGTERM, which must finish the movie first.
+    // stopped by systemd (SIGTERM), which must finish the movie first.
     let start = try Board.run("/usr/bin/kioskcam mode movie && /usr/bin/kioskcam shutter")
     #expect(start.status == 0, "\(start.stderr)")
-    try Board.waitFor("the recording") { try Board.logs("appliance").contains("kioskcam: movie recording") }
+    try Board.waitFor("the recording") { try service.journal().contains("kioskcam: movie recording") }
     for round in 1...1 {
       pulls += try puller.pullEverything(into: "\(work)/movie-\(round)").map { ("movie-\(round)", $0.tool, $0.result, $0.folder) }
     }
-    let stopped = try Board.kill("appliance")
-    #expect(stopped.stdout.contains("exited 0"), "a clean stop: \(stopped.stdout) \(stopped.stderr)")
-    let serviceLog = try Board.logs("appliance")
+    let stopped = try Service.systemctl("stop kioskcam.service")
+    #expect(stopped.status == 0, "\(stopped.stderr)")
+    let end = try Board.unitProperties("kioskcam.service", ["ActiveState", "Result"])
+    #expect(end == ["ActiveState": "inactive", "Result": "success"], "a clean stop: \(end)")
+    let serviceLog = try service.journal()
+    // systemd counts a death by SIGTERM as success too: the service's own last words say it stopped itself.
+    #expect(serviceLog.contains("kioskcam: signal 15: stopping") && serviceLog.contains("kioskcam: peak resident memory"))
+    #expect(serviceLog.contains("kioskcam.service: Deactivated successfully."), "\(serviceLog)")
     #expect(serviceLog.contains("kioskcam: movie DCIM/"), "the stop finished the movie: \(serviceLog)")
     pulls += try puller.pullEverything(into: "\(work)/after").map { ("after", $0.tool, $0.result, $0.folder) }
 
@@ -237,6 +244,37 @@ extension BoardDeviceTests {
     #expect(sawRecordingRefused, "a pull during the recording listed its .rec- file")
 
     try checkRefusals(puller)
+  }
+
+  /// kioskcam.service started by the board's systemd, with its journal from this start on.
+  struct Service {
+    let cursor: String
+    /// In systemd's PID namespace, as /proc is in `Board.systemd` commands.
+    let mainPID: String
+
+    static func systemctl(_ arguments: String) throws -> Board.Output {
+      try Board.systemd("systemctl --no-pager \(arguments)", timeout: 300)
+    }
+
+    /// The unit as installed (guest-appliance.sh) with the drop-ins in guest-systemd.sh's unit folder, started
+    /// from stopped; returns once systemd has it active (READY=1 came).
+    static func start() throws -> Service {
+      try Board.startSystemd()
+      _ = try systemctl("stop kioskcam.service")
+      _ = try systemctl("reset-failed kioskcam.service")
+      let shown = try Board.systemd("journalctl -n 1 --show-cursor --no-pager -o cat")
+      let cursor = try #require(shown.stdout.components(separatedBy: "-- cursor: ").last?
+        .trimmingCharacters(in: .whitespacesAndNewlines), "\(shown.stdout) \(shown.stderr)")
+      let started = try systemctl("start kioskcam.service")
+      try #require(started.status == 0, "systemctl start: \(started.stderr)")
+      let pid = try #require(try Board.unitProperties("kioskcam.service", ["MainPID"])["MainPID"])
+      return Service(cursor: cursor, mainPID: pid)
+    }
+
+    /// The unit's journal since this start: the service's output and systemd's words about it.
+    func journal() throws -> String {
+      try Board.systemd("journalctl -u kioskcam.service --no-pager -o cat --after-cursor='\(cursor)'").stdout
+    }
   }
 
   /// The camera account can pull and do nothing else: each attempt refused, with the tool's own words.

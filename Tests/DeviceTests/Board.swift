@@ -50,6 +50,39 @@ struct Board {
     try host([cli, "run", "--timeout", String(timeout), "--", command])
   }
 
+  /// Runs a shell command in the guest beside the board's systemd (board/virtual/guest-systemd.sh), where
+  /// systemctl and journalctl reach it.
+  @discardableResult
+  static func systemd(_ command: String, timeout: Int = 120) throws -> Output {
+    let quoted = command.replacingOccurrences(of: "'", with: "'\\''")
+    return try run("sh board/virtual/guest-systemd.sh exec sh -c '\(quoted)'", timeout: timeout)
+  }
+
+  /// The guest's systemd, started once per boot and left running; later calls reload its units (a test's
+  /// drop-in, a newly installed unit).
+  static func startSystemd() throws {
+    if try systemd("systemctl show --property=Version").status == 0 {
+      let reloaded = try systemd("systemctl daemon-reload")
+      guard reloaded.status == 0 else { throw BoardFailure("systemctl daemon-reload: \(reloaded.stderr)") }
+      return
+    }
+    try spawn("systemd", ["sh", "board/virtual/guest-systemd.sh"])
+    try waitFor("systemd in the guest") {
+      ["running\n", "degraded\n"].contains(try systemd("systemctl is-system-running").stdout)
+    }
+  }
+
+  /// `systemctl show UNIT`: the named properties and their values.
+  static func unitProperties(_ unit: String, _ names: [String]) throws -> [String: String] {
+    let shown = try systemd("systemctl show \(unit) " + names.map { "-p \($0)" }.joined(separator: " "))
+    var properties: [String: String] = [:]
+    for line in shown.stdout.split(separator: "\n") {
+      let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+      if parts.count == 2 { properties[parts[0]] = parts[1] }
+    }
+    return properties
+  }
+
   static func spawn(_ name: String, _ command: [String]) throws {
     let result = try host([cli, "spawn", name, "--"] + command)
     guard result.status == 0 else { throw BoardFailure("spawn \(name): \(result.stderr)") }

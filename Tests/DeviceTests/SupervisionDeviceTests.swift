@@ -2,8 +2,9 @@ import Foundation
 import Testing
 
 extension BoardDeviceTests {
-  /// sd_notify on the board: the service talks to a datagram socket in the guest the way it talks to systemd.
-  /// No systemd runs in the guest, so a small receiver plays its part and the test reads what it got.
+  /// sd_notify on the board: first the datagrams themselves, read by a small receiver in systemd's place; then
+  /// the shipped unit under the guest's real systemd (board/virtual/guest-systemd.sh): its sandbox tried from
+  /// the inside, its watchdog restart, and (in the appliance test) its clean stop during a recording.
   @Suite struct Supervision {
     /// Prints each datagram, then a line `--`: the log is the supervisor's view, one state change at a time.
     static let receiver = """
@@ -68,6 +69,108 @@ extension BoardDeviceTests {
       #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
       #expect(try Self.datagrams().last == "STOPPING=1\nSTATUS=stopping")
       #expect(try Self.datagrams().filter { $0.hasPrefix("READY=1") }.count == 1)
+    }
+
+    /// What board/virtual/sandbox-probe.py printed: attempt name to "ok" or "refused ERRNO" (the first run in
+    /// `output` only), and its status lines.
+    static func probe(_ output: String) -> (verdicts: [String: String], status: [String]) {
+      var verdicts: [String: String] = [:]
+      var status: [String] = []
+      for line in output.split(separator: "\n") {
+        guard let range = line.range(of: "sandbox-probe: ") else { continue }
+        let words = line[range.upperBound...].split(separator: " ", maxSplits: 1).map(String.init)
+        guard words.count == 2 else { continue }
+        if words[0] == "status" {
+          status.append(words[1])
+        } else if verdicts[words[0]] == nil {
+          verdicts[words[0]] = words[1]
+        }
+      }
+      return (verdicts, status)
+    }
+
+    @Test func theShippedUnitIsSandboxedBySystemdAndAStalledCameraIsRestartedByIt() throws {
+      _ = try Puller.installAppliance()
+      // A test-only drop-in: the probe as ExecStartPost= runs with everything the unit sets for its processes
+      // (user, mount namespace, device policy, seccomp), as every Exec line of a unit does. The watchdog is the
+      // shipped unit's own (WatchdogSec=10s).
+      let dropIns = "/run/kioskcam-board/systemd/kioskcam.service.d"
+      let probe = "\(Board.repository)/board/virtual/sandbox-probe.py"
+      let prepared = try Board.run(
+        "mkdir -p \(dropIns) && printf '[Service]\\nExecStartPost=/usr/bin/python3 \(probe)\\n' > \(dropIns)/50-sandbox-probe.conf"
+          // A folder the service's user owns outside ReadWritePaths=, and a file in the guest's own /tmp.
+          + " && install -d -o kioskcam -g kioskcam /var/lib/kioskcam-sandbox-probe && touch /tmp/kioskcam-sandbox-probe-marker"
+          + " && find \(Puller.roll) -mindepth 1 -delete")
+      try #require(prepared.status == 0, "\(prepared.stderr)")
+      defer {
+        _ = try? Board.run("rm -f \(dropIns)/50-sandbox-probe.conf")
+        _ = try? Board.systemd("systemctl daemon-reload")
+      }
+      // Whatever happens here, the next test finds vivid delivering every frame and the camera free.
+      defer { _ = try? Board.run("v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=0") }
+      let service = try Service.start()
+      defer { _ = try? Service.systemctl("stop kioskcam.service") }
+
+      // Inside the sandbox each break-out is refused by the sandbox; outside it, as the same user, it works.
+      let inside = Self.probe(try service.journal())
+      #expect(
+        inside.verdicts == [
+          "write-roll": "ok", "write-runtime-directory": "ok", "write-outside": "refused EROFS", "write-etc": "refused EROFS",
+          "see-host-tmp": "refused ENOENT", "write-tmp": "ok", "list-home": "refused EACCES", "open-video0": "ok",
+          "open-fuse": "refused EPERM", "socket-unix": "ok", "socket-inet": "refused EAFNOSUPPORT",
+          "socket-inet6": "refused EAFNOSUPPORT", "socket-netlink": "refused EAFNOSUPPORT",
+        ], "\(inside.verdicts)")
+      #expect(inside.status.contains("NoNewPrivs: 1") && inside.status.contains("Seccomp: 2"), "\(inside.status)")
+      #expect(inside.status.contains("CapBnd: 0000000000000000"), "\(inside.status)")
+      let outsideRun = try Board.run("setpriv --reuid=kioskcam --regid=kioskcam --init-groups python3 \(probe)")
+      let outside = Self.probe(outsideRun.stdout)
+      for name in inside.verdicts.keys.sorted() where name != "write-etc" {
+        #expect(outside.verdicts[name] == "ok", "\(name) as kioskcam outside the sandbox: \(outsideRun.stdout)")
+      }
+      // /etc is the root's to write anyway; inside, the read-only mount answers before the file mode does.
+      #expect(outside.verdicts["write-etc"] == "refused EACCES", "\(outsideRun.stdout)")
+      // The service process itself, not only its ExecStartPost sibling: filtered system calls, no new privileges.
+      let status = try Board.systemd("grep -E '^(NoNewPrivs|Seccomp):' /proc/\(service.mainPID)/status").stdout
+      #expect(status.contains("NoNewPrivs:\t1") && status.contains("Seccomp:\t2"), "\(status)")
+
+      // The watchdog: vivid keeps every buffer, the service stops petting, and systemd (not the test) kills it
+      // and starts it again. The restart is observed in systemd's counters and words, and a new main process.
+      let before = try Board.unitProperties("kioskcam.service", ["WatchdogUSec", "NRestarts", "ActiveState"])
+      #expect(before == ["WatchdogUSec": "10s", "NRestarts": "0", "ActiveState": "active"], "\(before)")
+      let stalled = try Board.run("v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=100")
+      try #require(stalled.status == 0, "\(stalled.stderr)")
+      try Board.waitFor("systemd to restart the service", seconds: 300) {
+        try Board.unitProperties("kioskcam.service", ["NRestarts"])["NRestarts"] == "1"
+      }
+      let resumed = try Board.run("v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=0")
+      try #require(resumed.status == 0, "\(resumed.stderr)")
+      try Board.waitFor("the restarted service to be ready", seconds: 300) {
+        try Board.unitProperties("kioskcam.service", ["ActiveState"])["ActiveState"] == "active"
+      }
+      let after = try Board.unitProperties("kioskcam.service", ["MainPID", "NRestarts"])
+      #expect(after["NRestarts"] == "1" && after["MainPID"] != service.mainPID, "\(after), first \(service.mainPID)")
+      let log = try service.journal()
+      for words in [
+        "kioskcam.service: Watchdog timeout (limit 10s)!", "kioskcam.service: Failed with result 'watchdog'.",
+        "kioskcam.service: Scheduled restart job, restart counter is at 1.",
+      ] {
+        #expect(log.contains(words), "systemd said: \(words)")
+      }
+      #expect(log.components(separatedBy: "kioskcam: ready").count - 1 == 2, "ready twice: \(log)")
+
+      // Back to work: a photo through the control socket, complete by jpeginfo's reckoning.
+      let shot = try Board.run("/usr/bin/kioskcam shutter")
+      #expect(shot.status == 0, "\(shot.stderr)")
+      try Board.waitFor("the still") { try service.journal().contains("kioskcam: still DCIM/") }
+      let copied = try Board.run(
+        "cp \(Puller.roll)/DCIM/100KIOSK/IMG_0001.JPG \(Board.share!)/restarted.jpg && chmod 0644 \(Board.share!)/restarted.jpg")
+      try #require(copied.status == 0, "\(copied.stderr)")
+      let jpeginfo = try Board.host(["/usr/bin/jpeginfo", "-c", "\(Board.share!)/restarted.jpg"])
+      #expect(jpeginfo.status == 0 && jpeginfo.stdout.contains("OK"), "\(jpeginfo.stdout)")
+
+      let stopped = try Service.systemctl("stop kioskcam.service")
+      #expect(stopped.status == 0, "\(stopped.stderr)")
+      #expect(try Board.unitProperties("kioskcam.service", ["Result"])["Result"] == "success")
     }
   }
 }

@@ -12,8 +12,8 @@
 #   roll       a tmpfs of its own at /var/lib/kioskcam/roll ([roll] mount = separate), folders and modes by
 #              systemd-tmpfiles with the shipped tmpfiles.d file (run again after mounting, as at boot)
 #   devices    the shipped udev rule, through the guest's udevd (virtme starts one), for the gpiochips
-#   service    the binary at /usr/bin/kioskcam and the configuration at /etc/kioskcam/kioskcam.conf, as the unit
-#              names them
+#   service    the binary at /usr/bin/kioskcam, the configuration at /etc/kioskcam/kioskcam.conf, as the unit
+#              names them, and the unit itself in /usr/lib/systemd/system (guest-systemd.sh's systemd runs it)
 #   sshd       the shipped drop-in in /etc/ssh/sshd_config.d/ beside Debian's sshd_config, the key files
 #              (root-owned, as the README says); sshd itself is started by the caller (board spawn).
 # The guest's /etc, /usr and /var are virtme's in-memory overlays: nothing here touches the host.
@@ -40,6 +40,7 @@ udevadm trigger --action=add --subsystem-match=gpio
 udevadm settle
 
 install -m 0755 "$binary" /usr/bin/kioskcam
+install -m 0644 "$overlay/usr/lib/systemd/system/kioskcam.service" /usr/lib/systemd/system/
 install -d -m 0755 /etc/kioskcam /etc/kioskcam/ssh
 sed -e 's|@ROLL@|/var/lib/kioskcam/roll|' "$repo/board/virtual/kioskcam.conf" > /etc/kioskcam/kioskcam.conf
 chmod 0644 /etc/kioskcam/kioskcam.conf
