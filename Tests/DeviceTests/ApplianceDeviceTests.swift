@@ -153,7 +153,9 @@ extension BoardDeviceTests {
     let template = try String(contentsOfFile: "\(Board.repository)/board/virtual/kioskcam.conf", encoding: .utf8)
     let config = template.replacingOccurrences(of: "@ROLL@", with: Puller.roll)
       .replacingOccurrences(of: "optional = display, mode-button", with: "optional = display, mode-button, movie-camera")
-      + "[movie]\nsize = 640x360\nframe-rate = 25\nmaximum-duration-s = 600\n"
+      // 10 fps wanted, as in the movie tests: this test is about pulls, and a loaded emulated guest once
+      // measured vivid at 21 fps against 25 wanted, which switches movies off.
+      + "[movie]\nsize = 640x360\nframe-rate = 10\nmaximum-duration-s = 600\n"
     try config.write(toFile: "\(Board.share!)/appliance.conf", atomically: true, encoding: .utf8)
     let installed = try Board.run(
       "install -m 0644 \(Board.share!)/appliance.conf /etc/kioskcam/kioskcam.conf && find \(Puller.roll) -mindepth 1 -delete")
