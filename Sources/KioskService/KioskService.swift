@@ -250,7 +250,13 @@ public final class KioskService {
     }
     let types = verdict.mediaTypes.map(\.rawValue).joined(separator: ", ")
     log("media types: \(types.isEmpty ? "none" : types)")
-    if let output { log("display \(output.path) \(output.connectorName) \(output.width)x\(output.height)") }
+    if let output {
+      log("display \(output.path) \(output.connectorName) \(output.width)x\(output.height)")
+      let planes = output.probePlanes(sourceWidth: config.camera.size.width, sourceHeight: config.camera.size.height)
+      // Scanning the camera's format out on a plane is not built yet: a plane that would do says so.
+      let use = planes.decision == "plane" ? "; the preview still converts on the CPU (no plane path yet)" : ""
+      log("display plane: \(planes.decision): \(planes.evidence)\(use)")
+    }
   }
 
   /// The reasons stay in the log and on standard error; the screen shows that something is wrong for as long
