@@ -23,7 +23,7 @@ public final class LibYUVPreview {
   private let scaled: I420Planes
   private let turned: I420Planes
   private var scaledXRGB: [UInt8] = []
-  /// YUYV or NV12 scaled to the target's size, still packed.
+  /// YUYV or NV12 scaled to the target's size, still packed; or a decoded MJPEG frame converted before it is enlarged.
   private let packedScratch = Scratch()
 
   public init(
@@ -114,7 +114,8 @@ public final class LibYUVPreview {
 
   /// Draws a decoded MJPEG frame from its own full-range YCbCr planes (4:2:2, 4:2:0, 4:4:4 or 4:4:0): the
   /// planes are scaled (and turned) at the target's size, and converted to XRGB8888 last, straight into
-  /// the display's buffer; at the target's size and unturned it is one conversion.
+  /// the display's buffer; at the target's size and unturned it is one conversion, and an unturned picture
+  /// that is enlarged is converted first and scaled as XRGB.
   public func drawPlanes(
     _ picture: YCbCrPlaneView, into destination: UnsafeMutableRawBufferPointer, destinationStride: Int
   ) {
@@ -130,16 +131,29 @@ public final class LibYUVPreview {
     let chromaWidth = (crop.width + xShift) >> xShift
     let chromaHeight = (crop.height + yShift) >> yShift
     let (width, height) = (scaled.width, scaled.height)
-    if straight, crop.width == width, crop.height == height, xShift == 1 || yShift == 0 {
+    if straight, xShift == 1 || yShift == 0 {
       let convert =
         switch (xShift, yShift) {
         case (1, 1): J420ToARGB
         case (1, 0): J422ToARGB
         default: J444ToARGB
         }
-      _ = convert(luma, Int32(lumaStride), cb, Int32(chromaStride), cr, Int32(chromaStride),
-        out(destination, destinationStride), Int32(destinationStride), Int32(width), Int32(height))
-      return
+      if crop.width == width, crop.height == height {
+        _ = convert(luma, Int32(lumaStride), cb, Int32(chromaStride), cr, Int32(chromaStride),
+          out(destination, destinationStride), Int32(destinationStride), Int32(width), Int32(height))
+        return
+      }
+      if crop.width * crop.height < width * height {
+        // Enlarging: converting the fewer source pixels and scaling XRGB costs less than scaling three planes
+        // up and converting them all (1.0 vs 1.6 ms for 1280x720 to 1920x1080 here).
+        let stride = crop.width * 4
+        let converted = packedScratch.bytes(stride * crop.height)
+        _ = convert(luma, Int32(lumaStride), cb, Int32(chromaStride), cr, Int32(chromaStride), converted,
+          Int32(stride), Int32(crop.width), Int32(crop.height))
+        _ = ARGBScale(converted, Int32(stride), Int32(crop.width), Int32(crop.height), out(destination, destinationStride),
+          Int32(destinationStride), Int32(width), Int32(height), filter.libyuv)
+        return
+      }
     }
     let p = scaled
     ScalePlane(luma, Int32(lumaStride), Int32(crop.width), Int32(crop.height), p.y, p.strideY, Int32(width),
