@@ -56,8 +56,8 @@ let package = Package(
 
     .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "JPEGCodec", "FontFile"]),
-    // libyuv's preview held to the pure reference scaler, pixel by pixel.
-    .testTarget(name: "ScalingTests", dependencies: ["Scaling", "Imaging"]),
+    // libyuv's preview held to the pure reference scaler (and MJPEG planes to a TurboJPEG RGB decode), pixel by pixel.
+    .testTarget(name: "ScalingTests", dependencies: ["Scaling", "Imaging", "JPEGCodec"]),
     // Byte layout by our own reader, and every file also by exiftool, jpeginfo and djpeg.
     .testTarget(
       name: "MediaFilesTests", dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "KioskService", "Camera", "KioskCore", "CameraRoll"]),

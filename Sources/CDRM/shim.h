@@ -12,5 +12,7 @@ static inline unsigned long CDRM_IOCTL_MODE_DESTROY_DUMB(void) { return DRM_IOCT
 
 // DRM_FORMAT_* are built by the fourcc_code() macro: Swift cannot import them.
 static inline uint32_t CDRM_FORMAT_XRGB8888(void) { return DRM_FORMAT_XRGB8888; }
+static inline uint32_t CDRM_FORMAT_YUYV(void) { return DRM_FORMAT_YUYV; }
+static inline uint32_t CDRM_FORMAT_NV12(void) { return DRM_FORMAT_NV12; }
 
 #endif

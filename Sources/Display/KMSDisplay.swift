@@ -79,6 +79,12 @@ public final class KMSDisplay {
     card.connector(connectorID, probing: false)?.connected ?? false
   }
 
+  /// Whether a hardware plane could show a `sourceWidth` x `sourceHeight` camera frame scaled to this screen,
+  /// asked with TEST_ONLY atomic commits on this (master) descriptor: nothing on the screen changes.
+  public func probePlanes(sourceWidth: Int, sourceHeight: Int) -> PlaneDecision {
+    PlaneProbe.probe(card, connector: connectorID, crtc: crtcID, mode: mode, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+  }
+
   /// Draws into the back buffer and queues a flip to it; false (nothing drawn) while a flip is pending.
   @discardableResult
   public func present(_ draw: (DrawTarget) -> Void) throws(DisplayError) -> Bool {
@@ -129,7 +135,7 @@ public final class KMSDisplay {
   }
 
   /// The CRTC already driving the connector, else the first free one an encoder of it can use.
-  private static func crtc(for connector: Connector, on card: DRMCard) -> UInt32? {
+  static func crtc(for connector: Connector, on card: DRMCard) -> UInt32? {
     if connector.encoderID != 0, let encoder = drmModeGetEncoder(card.fd.raw, connector.encoderID) {
       defer { drmModeFreeEncoder(encoder) }
       if encoder.pointee.crtc_id != 0 { return encoder.pointee.crtc_id }
@@ -146,6 +152,22 @@ public final class KMSDisplay {
   }
 }
 
+/// What a dumb buffer holds: the preview's XRGB8888, or a camera format a plane could scan out and scale.
+enum ScanoutFormat: CaseIterable {
+  case xrgb8888, yuyv, nv12
+
+  var fourcc: UInt32 {
+    switch self {
+    case .xrgb8888: CDRM_FORMAT_XRGB8888()
+    case .yuyv: CDRM_FORMAT_YUYV()
+    case .nv12: CDRM_FORMAT_NV12()
+    }
+  }
+  /// Bits a pixel of the buffer's first plane, and rows the dumb buffer needs (NV12's CbCr rows follow its Y rows).
+  var bitsPerPixel: UInt32 { self == .xrgb8888 ? 32 : self == .yuyv ? 16 : 8 }
+  func rows(_ height: Int) -> Int { self == .nv12 ? height + (height + 1) / 2 : height }
+}
+
 /// A dumb buffer: memory the kernel can scan out, mapped for the CPU, registered as a framebuffer.
 final class DumbBuffer {
   let framebuffer: UInt32
@@ -154,12 +176,12 @@ final class DumbBuffer {
   private let mapping: Mapping
   private let card: DRMCard
 
-  init(card: DRMCard, width: Int, height: Int) throws(DisplayError) {
+  init(card: DRMCard, width: Int, height: Int, format: ScanoutFormat = .xrgb8888) throws(DisplayError) {
     self.card = card
     var create = drm_mode_create_dumb()
     create.width = UInt32(width)
-    create.height = UInt32(height)
-    create.bpp = 32
+    create.height = UInt32(format.rows(height))
+    create.bpp = format.bitsPerPixel
     try card.control("DRM_IOCTL_MODE_CREATE_DUMB", CDRM_IOCTL_MODE_CREATE_DUMB(), &create)
     handle = create.handle
     stride = Int(create.pitch)
@@ -175,14 +197,23 @@ final class DumbBuffer {
       Self.destroy(handle, on: card)
       throw .io(error as! SystemCallError)
     }
-    var handles: (UInt32, UInt32, UInt32, UInt32) = (handle, 0, 0, 0)
-    var pitches: (UInt32, UInt32, UInt32, UInt32) = (create.pitch, 0, 0, 0)
-    var offsets: (UInt32, UInt32, UInt32, UInt32) = (0, 0, 0, 0)
+    // NV12's second plane is the same buffer, after the luma rows.
+    let second: UInt32 = format == .nv12 ? handle : 0
+    var handles: (UInt32, UInt32, UInt32, UInt32) = (handle, second, 0, 0)
+    var pitches: (UInt32, UInt32, UInt32, UInt32) = (create.pitch, format == .nv12 ? create.pitch : 0, 0, 0)
+    var offsets: (UInt32, UInt32, UInt32, UInt32) = (0, format == .nv12 ? create.pitch * UInt32(height) : 0, 0, 0)
     var id: UInt32 = 0
-    let status = withUnsafePointer(to: &handles.0) { h in
-      withUnsafePointer(to: &pitches.0) { p in
-        withUnsafePointer(to: &offsets.0) { o in
-          drmModeAddFB2(card.fd.raw, UInt32(width), UInt32(height), CDRM_FORMAT_XRGB8888(), h, p, o, &id, 0)
+    // Whole tuples are bound, not `&tuple.0`: an optimised build may pass a copy of the first element only.
+    let status = withUnsafeMutablePointer(to: &handles) { h in
+      withUnsafeMutablePointer(to: &pitches) { p in
+        withUnsafeMutablePointer(to: &offsets) { o in
+          h.withMemoryRebound(to: UInt32.self, capacity: 4) { h in
+            p.withMemoryRebound(to: UInt32.self, capacity: 4) { p in
+              o.withMemoryRebound(to: UInt32.self, capacity: 4) { o in
+                drmModeAddFB2(card.fd.raw, UInt32(width), UInt32(height), format.fourcc, h, p, o, &id, 0)
+              }
+            }
+          }
         }
       }
     }

@@ -70,6 +70,8 @@ public final class KioskService {
   private var review: (name: String, picture: XRGBImage, scaler: LibYUVPreview)?
   /// MJPEG frames decode to a size that only changes with the camera's format: the scaler is kept for it.
   private var decodedScaler: LibYUVPreview?
+  /// The MJPEG preview's decoder, with its planes reused frame after frame (made at the first MJPEG frame).
+  private var planeDecoder: JPEGPlaneDecoder?
   /// The shutter and mode lines, each requested on its own so that a missing optional one leaves the others.
   private var buttons: [ButtonLines]
   /// The optional roles (cancel, camera, zoom) and the ready and tally lamps, best effort.
@@ -279,7 +281,13 @@ public final class KioskService {
     }
     let types = verdict.mediaTypes.map(\.rawValue).joined(separator: ", ")
     log("media types: \(types.isEmpty ? "none" : types)")
-    if let output { log("display \(output.path) \(output.connectorName) \(output.width)x\(output.height)") }
+    if let output {
+      log("display \(output.path) \(output.connectorName) \(output.width)x\(output.height)")
+      let planes = output.probePlanes(sourceWidth: config.camera.size.width, sourceHeight: config.camera.size.height)
+      // Scanning the camera's format out on a plane is not built yet: a plane that would do says so.
+      let use = planes.decision == "plane" ? "; the preview still converts on the CPU (no plane path yet)" : ""
+      log("display plane: \(planes.decision): \(planes.evidence)\(use)")
+    }
   }
 
   /// The reasons stay in the log and on standard error; the screen shows that something is wrong for as long
@@ -729,12 +737,16 @@ public final class KioskService {
       return
     }
     if camera.format.format == .mjpeg {
-      let picture: XRGBImage
+      // Decoding is most of an MJPEG frame's cost: a frame the display cannot take yet is not decoded at all.
+      guard !display.flipPending else { return }
+      let picture: YCbCrPlaneView
       do {
         let (coverWidth, coverHeight) =
           scaler.orientation.swapsAxes
           ? (scaler.target.height, scaler.target.width) : (scaler.target.width, scaler.target.height)
-        picture = try entry.bytes.withUnsafeBytes { try JPEGDecoder.decodeXRGB($0, covering: coverWidth, coverHeight) }
+        if planeDecoder == nil { planeDecoder = try JPEGPlaneDecoder() }
+        let decoder = planeDecoder!
+        picture = try entry.bytes.withUnsafeBytes { try decoder.decode($0, covering: coverWidth, coverHeight) }
       } catch {
         if statistics.previewDecodeFailures == 0 { log("preview: MJPEG frame \(frame.sequence) not decoded: \(error)") }
         statistics.previewDecodeFailures += 1
@@ -746,7 +758,16 @@ public final class KioskService {
           crop: decodedCrop(width: picture.width, height: picture.height), target: scaler.target,
           orientation: scaler.orientation)
       }
-      present(picture, with: decodedScaler!, on: display)
+      let fitted = decodedScaler!
+      do {
+        try display.present { target in
+          fitted.clearBorders(target.pixels, width: target.width, height: target.height, destinationStride: target.stride)
+          fitted.drawPlanes(picture, into: target.pixels, destinationStride: target.stride)
+          overlay?.drawLive(overlayContent, on: target)
+        }
+      } catch {
+        displayFailed(error)
+      }
       return
     }
     do {

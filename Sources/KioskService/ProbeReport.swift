@@ -18,6 +18,8 @@ public struct CapabilityReport: Encodable, Sendable, Equatable {
 public struct ProbeReport: Encodable, Sendable {
   public let cameras: [CameraInfo]
   public let displays: [DisplayCardInfo]
+  /// For each card with a connected connector: whether a hardware plane could scale the camera's frames.
+  public let displayPlanes: [PlaneDecision]
   public let gpioChips: [GPIOChipInfo]
   public let storage: StorageInfo
   public let capabilities: [CapabilityReport]
@@ -28,6 +30,9 @@ public struct ProbeReport: Encodable, Sendable {
   public init(config: Config) {
     cameras = CameraProbe.list()
     displays = DisplayProbe.list()
+    let size = config.camera.size
+    displayPlanes = displays.filter { $0.connectors.contains { $0.status == "connected" && !$0.modes.isEmpty } }
+      .compactMap { try? PlaneProbe.probe(path: $0.path, sourceWidth: size.width, sourceHeight: size.height) }
     // Listed before the capability probes request button lines, so the listing shows who else holds them.
     gpioChips = GPIOProbe.list()
     storage = StorageInfo(path: config.roll.path)
@@ -66,6 +71,9 @@ public struct ProbeReport: Encodable, Sendable {
       for connector in card.connectors {
         let modes = connector.modes.map { "\($0.name)@\($0.refresh)\($0.preferred ? "*" : "")" }
         lines.append("    \(connector.name) (id \(connector.id)) \(connector.status): \(modes.joined(separator: " "))")
+      }
+      for planes in displayPlanes where planes.card == card.path {
+        lines.append("    preview plane: \(planes.decision): \(planes.evidence)")
       }
     }
     lines.append("GPIO chips:")

@@ -23,7 +23,7 @@ public final class LibYUVPreview {
   private let scaled: I420Planes
   private let turned: I420Planes
   private var scaledXRGB: [UInt8] = []
-  /// YUYV or NV12 scaled to the target's size, still packed.
+  /// YUYV or NV12 scaled to the target's size, still packed; or a decoded MJPEG frame converted before it is enlarged.
   private let packedScratch = Scratch()
 
   public init(
@@ -112,6 +112,59 @@ public final class LibYUVPreview {
     convert(d, into: destination, destinationStride: destinationStride)
   }
 
+  /// Draws a decoded MJPEG frame from its own full-range YCbCr planes (4:2:2, 4:2:0, 4:4:4 or 4:4:0): the
+  /// planes are scaled (and turned) at the target's size, and converted to XRGB8888 last, straight into
+  /// the display's buffer; at the target's size and unturned it is one conversion, and an unturned picture
+  /// that is enlarged is converted first and scaled as XRGB.
+  public func drawPlanes(
+    _ picture: YCbCrPlaneView, into destination: UnsafeMutableRawBufferPointer, destinationStride: Int
+  ) {
+    precondition(picture.width == sourceWidth && picture.height == sourceHeight, "planes of another size")
+    precondition(destination.count >= destinationStride * (target.y + target.height), "destination too small")
+    // Halved chroma axes: the crop is even-aligned, so its chroma starts and ends on whole samples.
+    let xShift = picture.chromaWidth < picture.width ? 1 : 0
+    let yShift = picture.chromaHeight < picture.height ? 1 : 0
+    let (lumaStride, chromaStride) = (picture.lumaStride, picture.chromaStride)
+    let luma = picture.luma + crop.y * lumaStride + crop.x
+    let chromaOffset = (crop.y >> yShift) * chromaStride + (crop.x >> xShift)
+    let (cb, cr) = (picture.cb + chromaOffset, picture.cr + chromaOffset)
+    let chromaWidth = (crop.width + xShift) >> xShift
+    let chromaHeight = (crop.height + yShift) >> yShift
+    let (width, height) = (scaled.width, scaled.height)
+    if straight, xShift == 1 || yShift == 0 {
+      let convert =
+        switch (xShift, yShift) {
+        case (1, 1): J420ToARGB
+        case (1, 0): J422ToARGB
+        default: J444ToARGB
+        }
+      if crop.width == width, crop.height == height {
+        _ = convert(luma, Int32(lumaStride), cb, Int32(chromaStride), cr, Int32(chromaStride),
+          out(destination, destinationStride), Int32(destinationStride), Int32(width), Int32(height))
+        return
+      }
+      if crop.width * crop.height < width * height {
+        // Enlarging: converting the fewer source pixels and scaling XRGB costs less than scaling three planes
+        // up and converting them all (1.0 vs 1.6 ms for 1280x720 to 1920x1080 here).
+        let stride = crop.width * 4
+        let converted = packedScratch.bytes(stride * crop.height)
+        _ = convert(luma, Int32(lumaStride), cb, Int32(chromaStride), cr, Int32(chromaStride), converted,
+          Int32(stride), Int32(crop.width), Int32(crop.height))
+        _ = ARGBScale(converted, Int32(stride), Int32(crop.width), Int32(crop.height), out(destination, destinationStride),
+          Int32(destinationStride), Int32(width), Int32(height), filter.libyuv)
+        return
+      }
+    }
+    let p = scaled
+    ScalePlane(luma, Int32(lumaStride), Int32(crop.width), Int32(crop.height), p.y, p.strideY, Int32(width),
+      Int32(height), filter.libyuv)
+    ScalePlane(cb, Int32(chromaStride), Int32(chromaWidth), Int32(chromaHeight), p.u, p.strideC,
+      Int32((width + 1) / 2), Int32((height + 1) / 2), filter.libyuv)
+    ScalePlane(cr, Int32(chromaStride), Int32(chromaWidth), Int32(chromaHeight), p.v, p.strideC,
+      Int32((width + 1) / 2), Int32((height + 1) / 2), filter.libyuv)
+    turnAndConvert(p, into: destination, destinationStride: destinationStride, fullRange: true)
+  }
+
   /// Draws an XRGB8888 picture (a decoded JPEG: the photo under review, an MJPEG frame), `stride` bytes a row.
   public func drawXRGB(
     _ source: UnsafeRawBufferPointer, stride: Int,
@@ -149,7 +202,8 @@ public final class LibYUVPreview {
   }
 
   private func turnAndConvert(
-    _ picture: I420Planes, into destination: UnsafeMutableRawBufferPointer, destinationStride: Int
+    _ picture: I420Planes, into destination: UnsafeMutableRawBufferPointer, destinationStride: Int,
+    fullRange: Bool = false
   ) {
     var p = picture
     if !straight {
@@ -159,14 +213,14 @@ public final class LibYUVPreview {
         Int32(p.width), Int32(flip ? -p.height : p.height), mode)
       p = d
     }
-    convert(p, into: destination, destinationStride: destinationStride)
+    convert(p, into: destination, destinationStride: destinationStride, fullRange: fullRange)
   }
 
   private func convert(
-    _ p: I420Planes, into destination: UnsafeMutableRawBufferPointer, destinationStride: Int
+    _ p: I420Planes, into destination: UnsafeMutableRawBufferPointer, destinationStride: Int, fullRange: Bool = false
   ) {
-    // Cameras' YCbCr is limited range (V4L2's default, as in the reference).
-    _ = I420ToARGB(p.y, p.strideY, p.u, p.strideC, p.v, p.strideC, out(destination, destinationStride),
+    // Cameras' raw YCbCr is limited range (V4L2's default, as in the reference); JPEG's is full range.
+    _ = (fullRange ? J420ToARGB : I420ToARGB)(p.y, p.strideY, p.u, p.strideC, p.v, p.strideC, out(destination, destinationStride),
       Int32(destinationStride), Int32(target.width), Int32(target.height))
   }
 
