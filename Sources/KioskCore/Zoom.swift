@@ -125,6 +125,13 @@ public struct Zoom: Sendable, Equatable {
     return range.minimum + min(positions, range.positions) * range.step
   }
 
+  /// The size a whole frame must be decoded to (an MJPEG frame at its DCT scale) for its crop to cover a
+  /// `shownWidth` x `shownHeight` picture: the shown size times the digital factor. Decoding only for the
+  /// shown size would enlarge the crop where a sharper scale was there to be had.
+  public func decodeCover(shownWidth: Int, shownHeight: Int) -> (width: Int, height: Int) {
+    ((shownWidth * factor + 99) / 100, (shownHeight * factor + 99) / 100)
+  }
+
   /// The centred part of a `width` x `height` frame shown at this factor: 1/factor of each side, on even
   /// coordinates and sizes (4:2:x chroma pairs start at even pixels), never empty.
   public func crop(width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int) {

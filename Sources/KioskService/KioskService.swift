@@ -424,12 +424,7 @@ public final class KioskService {
     if let recorder {
       // Stopped by a signal while recording: the movie is finished and published before the service goes.
       self.recorder = nil
-      let finished = DispatchSemaphore(value: 0)
-      recorder.stop { result in
-        Self.logMovie(result)
-        finished.signal()
-      }
-      finished.wait()
+      Self.logMovie(recorder.stopAndWait())
     }
     camera?.stop()
     writer.sync {}
@@ -741,9 +736,10 @@ public final class KioskService {
       guard !display.flipPending else { return }
       let picture: YCbCrPlaneView
       do {
-        let (coverWidth, coverHeight) =
+        let (shownWidth, shownHeight) =
           scaler.orientation.swapsAxes
           ? (scaler.target.height, scaler.target.width) : (scaler.target.width, scaler.target.height)
+        let (coverWidth, coverHeight) = zoom.decodeCover(shownWidth: shownWidth, shownHeight: shownHeight)
         if planeDecoder == nil { planeDecoder = try JPEGPlaneDecoder() }
         let decoder = planeDecoder!
         picture = try entry.bytes.withUnsafeBytes { try decoder.decode($0, covering: coverWidth, coverHeight) }

@@ -210,6 +210,19 @@ public final class MovieRecorder: Sendable {
     }
   }
 
+  /// `stop`, waited for: the service's shutdown must publish the movie before it goes, and benches and tests
+  /// read the summary.
+  public func stopAndWait(at end: Int64? = nil) -> Result<MovieSummary, RollError> {
+    let finished = DispatchSemaphore(value: 0)
+    let outcome = Mutex<Result<MovieSummary, RollError>?>(nil)
+    stop(at: end) { result in
+      outcome.withLock { $0 = result }
+      finished.signal()
+    }
+    finished.wait()
+    return outcome.withLock { $0! }
+  }
+
   private func finish() -> Result<MovieSummary, RollError> {
     let roll = roll
     let (frames, dropped, seconds, writeError, bytes, first): (Int, Int, Double, String?, Int, (Int64, UInt32)?) = state.withLock { state in

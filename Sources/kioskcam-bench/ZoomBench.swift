@@ -51,14 +51,7 @@ func zoomBench() throws {
         while recorder.pending >= MovieRecorder.queueBound { usleep(200) }
         recorder.submit(frame, timestamp: Int64(index) * 40_000_000, sequence: UInt32(index), crop: crop)
       }
-      let done = DispatchSemaphore(value: 0)
-      let finished = Mutex<MovieSummary?>(nil)
-      recorder.stop { result in
-        finished.withLock { $0 = try? result.get() }
-        done.signal()
-      }
-      done.wait()
-      guard finished.withLock({ $0 })?.frames == frames else { throw BenchFailure.lostFrames }
+      guard (try? recorder.stopAndWait().get())?.frames == frames else { throw BenchFailure.lostFrames }
       return Double(frames) / (Double(now() - start) / 1e9)
     }
     let label = "\(width)x\(height)".padding(toLength: 11, withPad: " ", startingAt: 0)

@@ -291,14 +291,7 @@ for (width, height, frames) in [(1280, 720, 150), (1920, 1080, 100)] {
       while recorder.pending >= MovieRecorder.queueBound { usleep(200) }
       recorder.submit(source, timestamp: Int64(index) * 40_000_000, sequence: UInt32(index))
     }
-    let done = DispatchSemaphore(value: 0)
-    let finished = Mutex<MovieSummary?>(nil)
-    recorder.stop { result in
-      finished.withLock { $0 = try? result.get() }
-      done.signal()
-    }
-    done.wait()
-    let summary = finished.withLock { $0 }
+    let summary = try? recorder.stopAndWait().get()
     let seconds = Double(now() - start) / 1e9
     guard let summary, summary.frames == frames else { throw BenchFailure.lostFrames }
     return Double(frames) / seconds

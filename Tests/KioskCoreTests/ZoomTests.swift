@@ -165,5 +165,16 @@ import Testing
     zoom.useControl(lens)
     #expect(zoom.factor == 100 && zoom.opticalStep == 0, "no digital zoom before the lens's")
   }
-}
 
+  /// 1080p MJPEG shown 640x360: unzoomed a 1/2 DCT scale covers it (960x540); at 2.0x only the centre half
+  /// of each side is shown, so the frame must cover 1280x720, which only the whole decode does.
+  @Test func aZoomedDecodeCoversTheScreenTimesTheFactor() {
+    var zoom = Zoom(maximum: 400, step: 50)
+    #expect(zoom.decodeCover(shownWidth: 640, shownHeight: 360) == (640, 360))
+    _ = zoom.apply(.zoomIn)
+    _ = zoom.apply(.zoomIn)
+    #expect(zoom.decodeCover(shownWidth: 640, shownHeight: 360) == (1280, 720))
+    _ = zoom.apply(.zoomIn)
+    #expect(zoom.decodeCover(shownWidth: 641, shownHeight: 361) == (1603, 903), "rounded up: never short of cover")
+  }
+}

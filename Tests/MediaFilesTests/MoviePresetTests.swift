@@ -25,14 +25,7 @@ struct MoviePresetTests {
       while recorder.pending >= MovieRecorder.queueBound { usleep(1000) }
       recorder.submit(frame, timestamp: Int64(index) * 40_000_000, sequence: UInt32(index), crop: crop)
     }
-    let done = DispatchSemaphore(value: 0)
-    let result = Mutex<Result<MovieSummary, RollError>?>(nil)
-    recorder.stop { outcome in
-      result.withLock { $0 = outcome }
-      done.signal()
-    }
-    done.wait()
-    let summary = try #require(try result.withLock { $0 }?.get())
+    let summary = try recorder.stopAndWait().get()
     #expect(summary.frames == frames)
     return ("\(root)/\(summary.item.relativePath)", summary.bytes, root)
   }
