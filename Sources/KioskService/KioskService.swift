@@ -547,7 +547,7 @@ public final class KioskService {
     // Edges the kernel already has come first, in their own order, so the clock never overtakes them.
     if case .edge = event {} else { for lines in allLines { lines.drainPending() } }
     // A press checks the storage first, so that it is refused before the disk fills, not after.
-    if case .edge(.shutter, .pressed, _) = event { checkStorage() }
+    if case .edge(.shutter, .pressed, let time) = event { checkStorage(atPress: time) }
     perform(kiosk.handle(event))
     if let deadline = kiosk.nextDeadline {
       try? kioskTimer?.arm(after: max(1, deadline.nanoseconds - monotonicNanoseconds()))
@@ -1270,21 +1270,29 @@ public final class KioskService {
   }
 
   /// Tells the kiosk whether the roll is below its free-space reserve; the kiosk acts only on a change.
-  private func checkStorage() {
+  ///
+  /// These events carry a clock, and the kiosk decides button gestures by it. A check made for a press is
+  /// told the press's own time: the press is not the kiosk's yet, and the edges queued behind it must not be
+  /// overtaken (a clock 100 ms past a bounce's release, read late on a busy machine, decided a release while
+  /// the next press edge waited, and one press became two photos). Any other check first hands the kiosk the
+  /// edges the kernel already has, as `handle` does.
+  private func checkStorage(atPress press: Instant? = nil) {
     guard let roll else { return }
+    if press == nil { for lines in allLines { lines.drainPending() } }
+    let time = press ?? now()
     // Is the storage still there at all (a card pulled, an unmount, a remount read-only)? Then free space,
     // from the same look at it.
     let facts = CapabilityProbe.rollFacts(config)
     let place = RollStorageCheck.evaluate(facts, roll: config.roll, spaceCounts: false)
-    perform(kiosk.handle(.rollStorage(available: place.passed, detail: place.evidence, at: now())))
+    perform(kiosk.handle(.rollStorage(available: place.passed, detail: place.evidence, at: time)))
     guard place.passed else { return }
     guard let available = facts.availableBytes else {
-      perform(kiosk.handle(.storage(full: true, detail: "\(roll.root): cannot read the free space", at: now())))
+      perform(kiosk.handle(.storage(full: true, detail: "\(roll.root): cannot read the free space", at: time)))
       return
     }
     spareBytes = available > config.roll.reserveBytes ? available - config.roll.reserveBytes : 0
     let detail = "\(available / 1_048_576) MiB free on \(roll.root), reserve \(config.roll.reserveMegabytes) MiB"
-    perform(kiosk.handle(.storage(full: available < config.roll.reserveBytes, detail: detail, at: now())))
+    perform(kiosk.handle(.storage(full: available < config.roll.reserveBytes, detail: detail, at: time)))
   }
 
   private func flipDone() {
