@@ -268,7 +268,11 @@ extension BoardDeviceTests {
       let cursor = try #require(shown.stdout.components(separatedBy: "-- cursor: ").last?
         .trimmingCharacters(in: .whitespacesAndNewlines), "\(shown.stdout) \(shown.stderr)")
       let started = try systemctl("start kioskcam.service")
-      try #require(started.status == 0, "systemctl start: \(started.stderr)")
+      guard started.status == 0 else {
+        // Restart=on-failure would go on trying, holding the camera and the control socket from later tests.
+        _ = try? systemctl("stop kioskcam.service")
+        throw BoardFailure("systemctl start: \(started.stderr)")
+      }
       let pid = try #require(try Board.unitProperties("kioskcam.service", ["MainPID"])["MainPID"])
       return Service(cursor: cursor, mainPID: pid)
     }

@@ -95,9 +95,12 @@ extension BoardDeviceTests {
       // (user, mount namespace, device policy, seccomp), as every Exec line of a unit does. The watchdog is the
       // shipped unit's own (WatchdogSec=10s).
       let dropIns = "/run/kioskcam-board/systemd/kioskcam.service.d"
-      let probe = "\(Board.repository)/board/virtual/sandbox-probe.py"
+      // A copy under /run: the repository may be anywhere, and under /tmp (PrivateTmp=) or /home and /root
+      // (ProtectHome=) the sandbox rightly hides it from the unit.
+      let probe = "/run/kioskcam-board/sandbox-probe.py"
       let prepared = try Board.run(
-        "mkdir -p \(dropIns) && printf '[Service]\\nExecStartPost=/usr/bin/python3 \(probe)\\n' > \(dropIns)/50-sandbox-probe.conf"
+        "mkdir -p \(dropIns) && install -m 0755 \(Board.repository)/board/virtual/sandbox-probe.py \(probe)"
+          + " && printf '[Service]\\nExecStartPost=/usr/bin/python3 \(probe)\\n' > \(dropIns)/50-sandbox-probe.conf"
           // A folder the service's user owns outside ReadWritePaths=, and a file in the guest's own /tmp.
           + " && install -d -o kioskcam -g kioskcam /var/lib/kioskcam-sandbox-probe && touch /tmp/kioskcam-sandbox-probe-marker"
           + " && find \(Puller.roll) -mindepth 1 -delete")
