@@ -78,7 +78,6 @@ public final class KioskService {
   private var extras: ButtonLines?
   /// The optional roles and lamps went away with their chip at run time: they are requested again.
   private var extrasLost = false
-  private var flashLost = false
   /// The flash lamp: a capability of its own (`flash`), requested on its own line.
   private var flashLamp: ButtonLines?
   /// Checks every 2 s that the GPIO chip behind the lines is still there, and asks again for what is missing.
@@ -464,7 +463,6 @@ public final class KioskService {
     }
     if let lamp = flashLamp, lamp.chipGone {
       flashLamp = nil
-      flashLost = true
       capabilityChanged(.fail(.flash, "flash lamp: its GPIO chip is gone"))
     }
     requestMissingButtons()
@@ -493,10 +491,9 @@ public final class KioskService {
     }
     // Only a lamp lost at run time: the kiosk's stills wait for the flash (its lead) only when it was there at
     // start, so one that turns up later would never be lit.
-    if flashLost {
+    if flashLamp == nil, kiosk.settings.flashLead != nil {
       let (result, lamp) = CapabilityProbe.flash(config)
       flashLamp = lamp
-      flashLost = lamp == nil
       capabilityChanged(result)
     }
     if extrasLost, let lines = try? Self.requestLines(config) {
