@@ -3,7 +3,7 @@ import Foundation
 import KioskCore
 import LinuxIO
 
-/// The command line of ARCHITECTURE.md, parsed into what to do. The executable only calls `main`.
+/// The command line of README.md (Commands), parsed into what to do. The executable only calls `main`.
 public enum Commands {
   public static let usage = """
     usage: kioskcam run [--config PATH]

@@ -1,6 +1,6 @@
 import KioskCore
 
-/// Why the service or a command stopped, with the sysexits code ARCHITECTURE.md promises.
+/// Why the service or a command stopped, with the sysexits code README.md (Commands) promises.
 public enum ServiceError: Error, Sendable, CustomStringConvertible {
   /// 64: the command line is wrong.
   case usage(String)

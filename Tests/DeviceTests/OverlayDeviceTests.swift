@@ -34,7 +34,7 @@ enum OverlayText {
     return found
   }
 
-  /// A one-line full-screen message on a 1280x800 screen, laid out as the README says: the largest whole
+  /// A one-line full-screen message on a 1280x800 screen, laid out as docs/buttons.md (Overlay) says: the largest whole
   /// scale up to 4 at which it fits 90% of the width, centred both ways.
   static func messageMismatches(in screen: PPM, _ text: String, background: (Int, Int, Int)) -> [String] {
     guard let font else { return ["no font"] }

@@ -15,7 +15,7 @@
 #   service    the binary at /usr/bin/kioskcam, the configuration at /etc/kioskcam/kioskcam.conf, as the unit
 #              names them, and the unit itself in /usr/lib/systemd/system (guest-systemd.sh's systemd runs it)
 #   sshd       the shipped drop-in in /etc/ssh/sshd_config.d/ beside Debian's sshd_config, the key files
-#              (root-owned, as the README says); sshd itself is started by the caller (board spawn).
+#              (root-owned, as docs/appliance.md says); sshd itself is started by the caller (board spawn).
 # The guest's /etc, /usr and /var are virtme's in-memory overlays: nothing here touches the host.
 set -eu
 
