@@ -39,19 +39,24 @@ let package = Package(
     .target(name: "FontFile", dependencies: ["CZlib", "Imaging"]),
     .target(name: "Scaling", dependencies: ["CYUV", "Imaging"]),
 
-    // Wiring: adapters around the loop, carrying out what the core decides.
+    // Capture: frames to stills and movies on the roll, frame checks, the roll read back for review.
+    // Workers' code, no loop and no device: the service, the tests and the bench share it.
+    .target(
+      name: "Capture",
+      dependencies: ["KioskCore", "Imaging", "MediaFiles", "LinuxIO", "JPEGCodec", "CameraRoll", "Scaling"]),
+    // Wiring: the loop, the dispatcher's queue, and one driver per concern carrying out what the core decides.
     .target(
       name: "KioskService",
       dependencies: [
         "KioskCore", "Imaging", "MediaFiles", "LinuxIO", "Camera", "Buttons", "Display", "JPEGCodec", "CameraRoll",
-        "FontFile", "Scaling",
+        "FontFile", "Scaling", "Capture",
       ]
     ),
     .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),
     // `make bench`: each stage of a still, and movie recording, beside cjpeg and ffmpeg in the same run.
     .executableTarget(
       name: "kioskcam-bench", dependencies: [
-        "KioskService", "KioskCore", "Imaging", "JPEGCodec", "MediaFiles", "LinuxIO", "CameraRoll", "CYUV", "Scaling",
+        "Capture", "KioskCore", "Imaging", "JPEGCodec", "MediaFiles", "LinuxIO", "CameraRoll", "CYUV", "Scaling",
       ]),
 
     .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
@@ -60,7 +65,9 @@ let package = Package(
     .testTarget(name: "ScalingTests", dependencies: ["Scaling", "Imaging", "JPEGCodec"]),
     // Byte layout by our own reader, and every file also by exiftool, jpeginfo and djpeg.
     .testTarget(
-      name: "MediaFilesTests", dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "KioskService", "Camera", "KioskCore", "CameraRoll"]),
+      name: "MediaFilesTests", dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "Capture", "Camera", "KioskCore", "CameraRoll", "LinuxIO"]),
+    // The service's wiring with fake drivers: events in, actions to drivers, posted events handled in order.
+    .testTarget(name: "KioskServiceTests", dependencies: ["KioskService", "KioskCore", "Capture", "CameraRoll", "Imaging"]),
     .testTarget(name: "CameraRollTests", dependencies: ["CameraRoll", "KioskCore", "LinuxIO"]),
     // The sd_notify sender against a datagram socket of the test's own, as systemd's would be.
     .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "KioskCore"]),

@@ -10,6 +10,11 @@ public struct PreviewOrientation: Hashable, Sendable {
   }
   /// Whether the source's width runs down the display (a quarter turn).
   public var swapsAxes: Bool { rotation == 90 || rotation == 270 }
+  /// A pair along the source's axes as it lies on the panel (a quarter turn swaps them); the same swap takes
+  /// a pair on the panel back to the source's axes.
+  public func turned<Value>(_ first: Value, _ second: Value) -> (Value, Value) {
+    swapsAxes ? (second, first) : (first, second)
+  }
 }
 
 /// Converts camera frames to XRGB8888 and scales them into a rectangle of a display buffer in one pass,
@@ -51,8 +56,7 @@ public struct PreviewScaler: Sendable {
         return span.start + min(span.length - 1, (position * 2 + 1) * span.length / (count * 2))
       }
     }
-    let columnsAlong = orientation.swapsAxes ? (crop.y, crop.height) : (crop.x, crop.width)
-    let rowsAlong = orientation.swapsAxes ? (crop.x, crop.width) : (crop.y, crop.height)
+    let (columnsAlong, rowsAlong) = orientation.turned((crop.x, crop.width), (crop.y, crop.height))
     // Clockwise: 90 puts the source's bottom row at the display's left, 180 reverses both, 270 the source's
     // last column at the top. A mirror then reverses the display's columns.
     let reverseColumns = (orientation.rotation == 90 || orientation.rotation == 180) != orientation.mirror

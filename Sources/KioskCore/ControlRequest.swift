@@ -42,3 +42,26 @@ public struct ControlRequestError: Error, Sendable, Equatable, CustomStringConve
   public let description: String
   public init(_ description: String) { self.description = description }
 }
+
+/// What the kiosk answers a control request; the control server turns it into the line the client prints.
+public enum ControlReply: Sendable, Equatable {
+  case ok
+  /// The shutter was refused, and why (the same words as the log's "shutter refused: ...").
+  case refused(String)
+  /// The mode asked for is not one the kiosk can offer now.
+  case modeUnavailable(KioskMode, available: [KioskMode])
+  /// `status`: the service's report, which only the service can put together.
+  case status(json: Bool)
+
+  /// The reply line; nil for `status`, whose text comes from the service.
+  public var line: String? {
+    switch self {
+    case .ok: "ok"
+    case .refused(let reason): "error: shutter refused: \(reason)"
+    case .modeUnavailable(let mode, let available):
+      "error: mode \(mode.rawValue) is not available (available: "
+        + (available.isEmpty ? "none" : available.map(\.rawValue).joined(separator: ", ")) + ")"
+    case .status: nil
+    }
+  }
+}

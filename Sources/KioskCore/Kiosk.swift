@@ -119,14 +119,8 @@ public struct Kiosk: Sendable {
     switch event {
     case .edge(let role, let edge, let time):
       actions += gestures.edge(role, edge, at: time).flatMap { gesture($0) }
-    case .remote(.shutter, let time):
-      actions += shutter(at: time)
-    case .remote(.mode(let wanted), let time):
-      actions += switchMode(to: wanted, at: time)
-    case .remote(.status, _):
-      break
-    case .remote(.zoom(let change), _):
-      actions.append(.zoom(change))
+    case .remote(let request, let client, let time):
+      actions += remote(request, client: client, at: time)
     case .tick(let now):
       actions += timeout(now)
     case .frame(let frame):
@@ -291,6 +285,7 @@ public struct Kiosk: Sendable {
   }
 
   private mutating func shutter(at time: Instant) -> [Action] {
+    if let reason = shutterRefusal { return refuse(reason) }
     switch (mode, activity) {
     case (_, .reviewingPhoto):
       activity = .idle  // "use photo", and this press is not also a new photo
@@ -301,33 +296,15 @@ public struct Kiosk: Sendable {
     case (.review, .idle):
       // Only the control socket gets here (the shutter button browses): a still taken while someone reviews
       // joins the list, and the screen stays on the item being looked at.
-      guard cameraAvailable else { return refuse("camera not available") }
-      guard !storageFull else { return refuse("storage full") }
-      guard offered.contains(.still) else { return refuse("stills are not available (no camera roll)") }
-      guard savesInFlight < Self.maximumSavesInFlight else {
-        return refuse("\(savesInFlight) stills still being saved")
-      }
       return capture(pressedAt: time)
     case (.still, .idle):
-      guard cameraAvailable else { return refuse("camera not available") }
-      guard rollAvailable else { return refuse("storage not available") }
-      guard !storageFull else { return refuse("storage full") }
-      guard available.contains(.still) else { return refuse("stills are not available (no camera roll)") }
-      guard savesInFlight < Self.maximumSavesInFlight else {
-        return refuse("\(savesInFlight) stills still being saved")
-      }
       message = nil
       if settings.countdown > .zero {
         activity = .countingDown(until: time + settings.countdown)
         return []
       }
       return capture(pressedAt: time)
-    case (.still, .capturing):
-      return refuse("the previous press is still waiting for its frame")
     case (.movie, .idle):
-      guard cameraAvailable else { return refuse("camera not available") }
-      guard rollAvailable else { return refuse("storage not available") }
-      guard !storageFull else { return refuse("storage full") }
       activity = .recording(since: time, until: time + settings.movieMaximum)
       return [.startMovie(at: time)]
     case (.movie, .recording):
@@ -335,6 +312,50 @@ public struct Kiosk: Sendable {
       return [.stopMovie(at: time)]
     case (.review, _), (_, _):
       return []
+    }
+  }
+
+  /// Why a shutter press now would be refused, or nil: decided before anything changes, so that the control
+  /// socket's reply and the log say the same.
+  private var shutterRefusal: String? {
+    switch (mode, activity) {
+    case (.review, .idle):
+      if !cameraAvailable { return "camera not available" }
+      if storageFull { return "storage full" }
+      if !offered.contains(.still) { return "stills are not available (no camera roll)" }
+      if savesInFlight >= Self.maximumSavesInFlight { return "\(savesInFlight) stills still being saved" }
+    case (.still, .idle):
+      if !cameraAvailable { return "camera not available" }
+      if !rollAvailable { return "storage not available" }
+      if storageFull { return "storage full" }
+      if !available.contains(.still) { return "stills are not available (no camera roll)" }
+      if savesInFlight >= Self.maximumSavesInFlight { return "\(savesInFlight) stills still being saved" }
+    case (.still, .capturing):
+      return "the previous press is still waiting for its frame"
+    case (.movie, .idle):
+      if !cameraAvailable { return "camera not available" }
+      if !rollAvailable { return "storage not available" }
+      if storageFull { return "storage full" }
+    default:
+      break
+    }
+    return nil
+  }
+
+  /// A control request: what a button would do, and the answer the client prints.
+  private mutating func remote(_ request: ControlRequest, client: Int, at time: Instant) -> [Action] {
+    switch request {
+    case .shutter:
+      let refusal = shutterRefusal
+      return shutter(at: time) + [.reply(to: client, refusal.map(ControlReply.refused) ?? .ok)]
+    case .mode(let wanted):
+      let actions = switchMode(to: wanted, at: time)
+      let reply = mode == wanted ? ControlReply.ok : .modeUnavailable(wanted, available: KioskMode.allCases.filter(available.contains))
+      return actions + [.reply(to: client, reply)]
+    case .zoom(let change):
+      return [.zoom(change), .reply(to: client, .ok)]
+    case .status(let json):
+      return [.reply(to: client, .status(json: json))]
     }
   }
 
@@ -407,8 +428,16 @@ public struct Kiosk: Sendable {
   private mutating func frameArrived(_ frame: FrameInfo) -> [Action] {
     recentFrames.append(frame)
     if recentFrames.count > Self.recentFrameCount { recentFrames.removeFirst() }
-    guard case .capturing(let press) = activity else { return [] }
-    return capture(pressedAt: press)
+    switch activity {
+    case .capturing(let press):
+      return capture(pressedAt: press)
+    case .recording(let since, let until) where frame.timestamp >= since && frame.timestamp <= until:
+      // The movie is from the press to the stop: a frame taken before the press but dequeued after it, or
+      // after the maximum duration before the tick says so, is not part of it.
+      return [.recordFrame(frame)]
+    default:
+      return []
+    }
   }
 
   /// Zero shutter lag: the frame taken nearest the press, which may be one from before it. Decided once a

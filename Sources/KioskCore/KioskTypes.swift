@@ -46,8 +46,9 @@ public enum Screen: Sendable, Equatable {
 public enum Event: Sendable, Equatable {
   /// An edge on a button line, with the kernel's timestamp.
   case edge(ButtonRole, ButtonEdge, at: Instant)
-  /// `kioskcam shutter` or `kioskcam mode M` over the control socket, at the loop's clock.
-  case remote(ControlRequest, at: Instant)
+  /// `kioskcam shutter`, `mode M`, `zoom Z` or `status` over the control socket, at the loop's clock; `client`
+  /// is the control server's name for the connection, handed back with the reply.
+  case remote(ControlRequest, client: Int = 0, at: Instant)
   /// A frame arrived from the camera and is in the recent-frames ring.
   case frame(FrameInfo)
   /// The loop's clock, at the deadline the kiosk asked for or later.
@@ -74,7 +75,7 @@ public enum Event: Sendable, Equatable {
   /// When it happened, on CLOCK_MONOTONIC; a frame's is its capture time.
   public var time: Instant {
     switch self {
-    case .edge(_, _, let at), .remote(_, let at), .stillSaved(_, let at), .saveFailed(_, let at),
+    case .edge(_, _, let at), .remote(_, _, let at), .stillSaved(_, let at), .saveFailed(_, let at),
       .movieSaved(_, let at), .movieFailed(_, let at), .available(_, let at), .cameraLost(_, let at),
       .cameraBack(let at), .tick(let at), .storage(_, _, let at), .rollStorage(_, _, let at), .roll(_, let at),
       .playbackEnded(let at), .buttonsLost(_, let at):
@@ -101,4 +102,8 @@ public enum Action: Sendable, Equatable {
   case log(String)
   /// A zoom button or `kioskcam zoom`: the service steps its `Zoom` and crops preview and stills.
   case zoom(ZoomChange)
+  /// The ring's frame belongs to the movie being recorded: it was taken between the start and the stop.
+  case recordFrame(FrameInfo)
+  /// The answer to a control request, for the connection the request came in on.
+  case reply(to: Int, ControlReply)
 }

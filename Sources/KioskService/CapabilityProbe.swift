@@ -158,12 +158,12 @@ enum CapabilityProbe {
   }
 
   /// Requests the role's line; the caller keeps the lines (the service) or drops them at once (the probe).
-  static func button(_ role: ButtonRole, _ config: Config) -> (result: ProbeResult, lines: ButtonLines?) {
+  static func button(_ role: ButtonRole, _ config: Config) -> (result: ProbeResult, lines: PanelLines?) {
     let capability: Capability = role == .shutter ? .shutterButton : .modeButton
     let reference = role == .shutter ? config.buttons.shutter : config.buttons.mode
     guard let reference else { return (.fail(capability, "[buttons] \(role.rawValue) = none"), nil) }
     do {
-      let lines = try ButtonLines(
+      let lines = try PanelLines(
         chip: config.buttons.chip, lines: [(role, reference)],
         wiring: ButtonWiring(activeLow: config.buttons.activeLow, bias: config.buttons.bias))
       return (.pass(capability, lines.descriptions.joined(separator: "; ") + ": requested"), lines)
@@ -173,10 +173,10 @@ enum CapabilityProbe {
   }
 
   /// Requests the flash lamp's line as an output, kept by the service (the probe drops it at once).
-  static func flash(_ config: Config) -> (result: ProbeResult, lamp: ButtonLines?) {
+  static func flash(_ config: Config) -> (result: ProbeResult, lamp: PanelLines?) {
     guard let reference = config.outputs.flash else { return (.fail(.flash, "[outputs] flash = none"), nil) }
     do {
-      let lamp = try ButtonLines(
+      let lamp = try PanelLines(
         chip: config.buttons.chip, lines: [], wiring: ButtonWiring(activeLow: false, bias: .asIs),
         outputs: [(.flash, reference)], outputsActiveLow: config.outputs.activeLow)
       return (.pass(.flash, lamp.lampDescriptions.joined(separator: "; ") + ": requested as an output"), lamp)

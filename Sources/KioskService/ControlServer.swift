@@ -6,13 +6,14 @@ import LinuxIO
 
 /// The control socket: one request line in, one reply out, then the connection closes.
 ///
-/// Clients are read without blocking the loop; a client that sends more than a line's worth or nothing
-/// useful is answered with an error and dropped.
-final class ControlServer {
+/// Clients are read without blocking the loop; a request is posted to the kiosk like a button, and the
+/// kiosk's reply goes back on the connection it came in on. A client that sends more than a line's worth or
+/// nothing useful is answered with an error and dropped.
+final class ControlServer: ControlDriver {
   private let listener: UnixListener
   private let loop: EventLoop
   private var clients: [CInt: Client] = [:]
-  private let answer: (Result<ControlRequest, ControlRequestError>) -> String
+  private let post: (ServiceEvent) -> Void
 
   final class Client {
     let fd: OwnedFD
@@ -20,10 +21,7 @@ final class ControlServer {
     init(_ fd: consuming OwnedFD) { self.fd = fd }
   }
 
-  init(
-    path: String, group: String, loop: EventLoop,
-    answer: @escaping (Result<ControlRequest, ControlRequestError>) -> String
-  ) throws(SystemCallError) {
+  init(path: String, group: String, loop: EventLoop, post: @escaping (ServiceEvent) -> Void) throws(SystemCallError) {
     var gid: gid_t?
     if !group.isEmpty {
       guard let entry = getgrnam(group) else { throw SystemCallError("group \(group)", .noSuchFile) }
@@ -33,7 +31,7 @@ final class ControlServer {
     if !folder.isEmpty { try FileStatus.makeDirectory(folder) }
     listener = try UnixListener(path: path, mode: 0o660, group: gid)
     self.loop = loop
-    self.answer = answer
+    self.post = post
     try loop.watch(listener.descriptor) { [unowned self] _ in acceptAll() }
   }
 
@@ -59,12 +57,23 @@ final class ControlServer {
     if count > 0 { client.buffer += chunk[0..<count] }
     let newline = client.buffer.firstIndex(of: 0x0A)
     guard newline != nil || count <= 0 || client.buffer.count > 1024 else { return }
-    let line = String(decoding: client.buffer[..<(newline ?? client.buffer.endIndex)], as: UTF8.self)
-    let reply = Array((answer(ControlRequest.parse(line)) + "\n").utf8)
-    // Replies are a few kilobytes at most: they fit the socket buffer, so one write does not block.
-    _ = reply.withUnsafeBytes { write(raw, $0.baseAddress, $0.count) }
+    // Read once: what comes after the line is not another request.
     loop.unwatch(client.fd.descriptor)
-    clients[raw] = nil
+    let line = String(decoding: client.buffer[..<(newline ?? client.buffer.endIndex)], as: UTF8.self)
+    switch ControlRequest.parse(line) {
+    case .failure(let error):
+      reply(to: Int(raw), "error: \(error)")
+    case .success(let request):
+      post(.kiosk(.remote(request, client: Int(raw), at: now())))
+    }
+  }
+
+  /// The reply and the end of the connection; a client that went away meanwhile is simply gone.
+  func reply(to client: Int, _ line: String) {
+    guard let client = clients.removeValue(forKey: CInt(client)) else { return }
+    let reply = Array((line + "\n").utf8)
+    // Replies are a few kilobytes at most: they fit the socket buffer, so one write does not block.
+    _ = reply.withUnsafeBytes { write(client.fd.raw, $0.baseAddress, $0.count) }
   }
 
   deinit {

@@ -6,7 +6,7 @@ import LinuxIO
 
 /// Tells systemd (or any supervisor speaking `sd_notify`) when the service is ready and alive, following
 /// the pure `Supervision` rule. Without `$NOTIFY_SOCKET` (the board, a shell, BusyBox init) there is none.
-final class Supervisor {
+final class Supervisor: SupervisorDriver {
   private let socket: NotifySocket
   private var rule = Supervision()
   private var timer: LoopTimer?
@@ -60,4 +60,10 @@ final class Supervisor {
       sendFailed = true
     }
   }
+}
+
+/// No supervisor to tell (no `$NOTIFY_SOCKET`).
+final class NoSupervisor: SupervisorDriver {
+  func frameArrived(previewShown: Bool, previewExpected: Bool) {}
+  func cameraUnavailable(_ reason: String) {}
 }

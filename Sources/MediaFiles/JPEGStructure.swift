@@ -29,6 +29,15 @@ public struct JPEGStructure: Sendable {
     public let range: Range<Int>
   }
 
+  /// Where a camera's JPEG ends once the zeros after EOI are left off: UVC cameras hand over whole buffers,
+  /// padded past the picture. Never below the two bytes of SOI.
+  public static func endBeforePadding<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Int
+  where Bytes.Index == Int {
+    var end = bytes.endIndex
+    while end > bytes.startIndex + 2, bytes[end - 1] == 0 { end -= 1 }
+    return end - bytes.startIndex
+  }
+
   public let segments: [Segment]
   /// Where the SOS segment starts: from here to the end is copied unchanged.
   public let scanStart: Int
@@ -39,9 +48,7 @@ public struct JPEGStructure: Sendable {
 
   public init(_ bytes: [UInt8]) throws(JPEGStructureError) {
     guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { throw .missingStartOfImage }
-    // UVC cameras pad the buffer after EOI with zeros; the image ends at the EOI.
-    var last = bytes.count
-    while last > 2, bytes[last - 1] == 0 { last -= 1 }
+    let last = Self.endBeforePadding(bytes)
     guard last >= 4, bytes[last - 2] == 0xFF, bytes[last - 1] == 0xD9 else { throw .missingEndOfImage }
     end = last
 

@@ -36,7 +36,7 @@ public final class LibYUVPreview {
     self.target = target
     self.orientation = orientation
     self.filter = filter
-    let (width, height) = orientation.swapsAxes ? (target.height, target.width) : (target.width, target.height)
+    let (width, height) = orientation.turned(target.width, target.height)
     scaled = I420Planes(width: width, height: height)
     turned = I420Planes(width: target.width, height: target.height)
   }

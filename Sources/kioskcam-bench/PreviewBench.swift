@@ -6,7 +6,7 @@ import Foundation
 import Imaging
 import JPEGCodec
 import KioskCore
-import KioskService
+import Capture
 import Scaling
 
 /// Per-frame preview cost: camera frame to a display buffer, against one memcpy of the output frame (the

@@ -5,7 +5,7 @@ import Foundation
 import Imaging
 import JPEGCodec
 import KioskCore
-import KioskService
+import Capture
 import MediaFiles
 
 /// Review mode's "next": a roll photo (ours: Exif with its 160x120 thumbnail) read from its file, decoded at the

@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import Imaging
 import KioskCore
-import KioskService
+import Capture
 import Synchronization
 
 /// `kioskcam-bench zoom`: what the digital zoom costs an MJPEG camera. A still at 2.0x is decoded, cut, scaled

@@ -9,7 +9,7 @@ import Foundation
 import Imaging
 import JPEGCodec
 import KioskCore
-import KioskService
+import Capture
 import LinuxIO
 import MediaFiles
 import Synchronization

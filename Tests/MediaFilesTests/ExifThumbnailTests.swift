@@ -1,5 +1,5 @@
 import Foundation
-import KioskService
+import Capture
 import MediaFiles
 import Testing
 

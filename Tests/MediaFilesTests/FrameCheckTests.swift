@@ -2,7 +2,7 @@ import KioskCore
 import Testing
 
 @testable import Camera
-@testable import KioskService
+@testable import Capture
 
 /// Which frames the loop refuses to keep: flagged, short for their geometry, or MJPEG cut off at either end.
 @Suite struct FrameCheckTests {
@@ -12,8 +12,11 @@ import Testing
       imageSize: 0, range: .limited)
   }
 
-  func problem(_ bytes: [UInt8], _ format: StreamFormat, flagged: Bool = false) -> KioskService.FrameProblem? {
-    bytes.withUnsafeBytes { KioskService.problem(with: $0, flagged, format) }
+  func problem(_ bytes: [UInt8], _ format: StreamFormat, flagged: Bool = false) -> FrameProblem? {
+    bytes.withUnsafeBytes {
+      FrameCheck.problem(
+        with: $0, flagged: flagged, format: format.format, bytesPerLine: format.bytesPerLine, height: format.height)
+    }
   }
 
   @Test func yuyvAndNV12NeedTheirWholeGeometry() {

@@ -1,6 +1,6 @@
 import Imaging
 import JPEGCodec
-import KioskService
+import Capture
 import Testing
 
 @testable import MediaFiles

@@ -1,7 +1,7 @@
 import Foundation
 import Imaging
 import JPEGCodec
-import KioskService
+import Capture
 import MediaFiles
 import Testing
 

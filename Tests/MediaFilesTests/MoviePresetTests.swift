@@ -3,7 +3,7 @@ import Dispatch
 import Foundation
 import Imaging
 import KioskCore
-import KioskService
+import Capture
 import Synchronization
 import Testing
 

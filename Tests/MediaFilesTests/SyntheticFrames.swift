@@ -1,7 +1,7 @@
 import Imaging
 import JPEGCodec
 import KioskCore
-import KioskService
+import Capture
 
 /// Camera-like frames made here: limited-range YCbCr, a bright left half and a dark right half with a
 /// horizontal chroma ramp, so that geometry, range and colour all show after a round trip.

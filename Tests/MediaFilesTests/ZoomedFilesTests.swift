@@ -4,7 +4,7 @@ import Foundation
 import Imaging
 import JPEGCodec
 import KioskCore
-import KioskService
+import Capture
 import MediaFiles
 import Synchronization
 import Testing

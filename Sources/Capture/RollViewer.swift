@@ -2,7 +2,6 @@
   import Glibc
 #endif
 import CameraRoll
-import Display
 import Imaging
 import JPEGCodec
 import KioskCore
@@ -24,9 +23,9 @@ public struct FittedPicture: Sendable {
     _ jpeg: UnsafeRawBufferPointer, screenWidth: Int, screenHeight: Int, orientation: PreviewOrientation
   ) throws(JPEGError) -> FittedPicture {
     let header = try JPEGDecoder.header(jpeg)
-    let (fitWidth, fitHeight) = orientation.swapsAxes ? (header.height, header.width) : (header.width, header.height)
+    let (fitWidth, fitHeight) = orientation.turned(header.width, header.height)
     let target = PixelRect.aspectFit(sourceWidth: fitWidth, sourceHeight: fitHeight, into: screenWidth, screenHeight)
-    let (coverWidth, coverHeight) = orientation.swapsAxes ? (target.height, target.width) : (target.width, target.height)
+    let (coverWidth, coverHeight) = orientation.turned(target.width, target.height)
     let picture = try JPEGDecoder.decodeXRGB(jpeg, covering: coverWidth, coverHeight)
     return FittedPicture(
       picture: picture,
@@ -45,7 +44,7 @@ public struct FittedPicture: Sendable {
     let small = try JPEGDecoder.decodeXRGB(jpeg, covering: header.width, header.height)
     let inner = PixelRect.aspectFit(sourceWidth: width, sourceHeight: height, into: small.width, small.height)
     let picture = small.cropped(to: inner)
-    let (fitWidth, fitHeight) = orientation.swapsAxes ? (height, width) : (width, height)
+    let (fitWidth, fitHeight) = orientation.turned(width, height)
     let target = PixelRect.aspectFit(sourceWidth: fitWidth, sourceHeight: fitHeight, into: screenWidth, screenHeight)
     return FittedPicture(
       picture: picture,
@@ -64,21 +63,21 @@ public struct FittedPicture: Sendable {
 }
 
 /// One roll item ready to show in review mode: its picture (a movie's first frame) and its words.
-struct ViewedItem: Sendable {
-  let path: String
-  let fitted: FittedPicture
+public struct ViewedItem: Sendable {
+  public let path: String
+  public let fitted: FittedPicture
   /// Capture time as people read it: `2026-11-29 14:05`.
-  let date: String
+  public let date: String
   /// A movie's sample table; nil for a still.
-  let movie: MovieIndex?
+  public let movie: MovieIndex?
   /// False for a photo's Exif thumbnail, shown until the photo itself is decoded.
-  var full = true
+  public var full = true
 }
 
 /// Reading the roll for review mode; runs on a worker, never on the loop.
-enum RollViewer {
+public enum RollViewer {
   /// Every published still and movie, for the kiosk's browser.
-  static func entries(root: String) -> [RollEntry] {
+  public static func entries(root: String) -> [RollEntry] {
     var entries: [RollEntry] = []
     for folder in DirectoryListing.names(in: "\(root)/DCIM") where RollNumber.folderNumber(of: folder) != nil {
       for name in DirectoryListing.names(in: "\(root)/DCIM/\(folder)") {
@@ -90,7 +89,7 @@ enum RollViewer {
 
   /// Reads and decodes `entry`; a photo with an Exif thumbnail is handed to `early` first, so something is on
   /// screen in a few milliseconds whatever the photo's size.
-  static func load(
+  public static func load(
     _ entry: RollEntry, root: String, screenWidth: Int, screenHeight: Int, orientation: PreviewOrientation,
     early: (ViewedItem) -> Void = { _ in }
   ) throws -> ViewedItem {
@@ -153,7 +152,7 @@ enum RollViewer {
   }
 
   /// m:ss of a movie's length.
-  static func length(_ nanoseconds: Int64) -> String {
+  public static func length(_ nanoseconds: Int64) -> String {
     let seconds = Int((nanoseconds + 500_000_000) / 1_000_000_000)
     return "\(seconds / 60):\(seconds % 60 < 10 ? "0" : "")\(seconds % 60)"
   }

@@ -22,8 +22,9 @@ public struct ButtonEdgeEvent: Sendable, Equatable {
   public let time: Instant
 }
 
-/// The button lines requested for both edges; each line's event descriptor goes into the loop.
-public final class ButtonLines {
+/// A set of the front panel's GPIO lines: button lines requested for both edges (each line's event descriptor
+/// goes into the loop) and lamp lines requested as outputs, all on one chip.
+public final class PanelLines {
   private let chip: GPIOChip
   private var requested: [(role: ButtonRole, line: OpaquePointer, label: String)] = []
   public static let consumer = "kioskcam"
@@ -110,31 +111,36 @@ public final class ButtonLines {
     self.handler = handler
     for (role, line, _) in requested {
       let fd = gpiod_line_event_get_fd(line)
-      // Non-blocking: an edge announced by epoll may already have been read by `drainPending`.
+      // Non-blocking: an edge announced by epoll may already have been read by `readPending`.
       try systemCall("fcntl O_NONBLOCK") { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
       try loop.watch(FileDescriptor(rawValue: fd)) { [unowned self] _ in readOne(role, line) }
     }
   }
 
-  /// Delivers every edge the kernel has already timestamped but the loop has not read yet.
+  /// Every edge the kernel has already timestamped but the loop has not read yet, in kernel order per line;
+  /// returned rather than handed to the handler, so that the caller handles them before what it is doing.
   ///
   /// Call before acting on the clock: a tick or a frame must never decide a press that queued edges (read
   /// late when the machine stalls) would have changed.
-  public func drainPending() {
+  public func readPending() -> [ButtonEdgeEvent] {
+    var edges: [ButtonEdgeEvent] = []
     for (role, line, _) in requested {
-      while readOne(role, line) {}
+      while let edge = readEdge(role, line) { edges.append(edge) }
     }
+    return edges
   }
 
-  @discardableResult
-  private func readOne(_ role: ButtonRole, _ line: OpaquePointer) -> Bool {
+  private func readOne(_ role: ButtonRole, _ line: OpaquePointer) {
+    if let edge = readEdge(role, line) { handler?(edge) }
+  }
+
+  private func readEdge(_ role: ButtonRole, _ line: OpaquePointer) -> ButtonEdgeEvent? {
     var event = gpiod_line_event()
     // EAGAIN (nothing queued) is the usual way out of here, not an error.
-    guard gpiod_line_event_read_fd(gpiod_line_event_get_fd(line), &event) == 0 else { return false }
+    guard gpiod_line_event_read_fd(gpiod_line_event_get_fd(line), &event) == 0 else { return nil }
     let edge: ButtonEdge = event.event_type == Int32(GPIOD_LINE_EVENT_RISING_EDGE) ? .pressed : .released
     let time = Instant(seconds: Int64(event.ts.tv_sec), nanoseconds: Int64(event.ts.tv_nsec))
-    handler?(ButtonEdgeEvent(role: role, edge: edge, time: time))
-    return true
+    return ButtonEdgeEvent(role: role, edge: edge, time: time)
   }
 
   /// What each requested line is, for the log.

@@ -5,10 +5,10 @@ import KioskCore
 import MediaFiles
 
 /// The real clock, which only the service reads: it dates stills for EXIF and the records.
-enum WallClock {
+public enum WallClock {
   /// The local date and time at which CLOCK_MONOTONIC read `instant` (a frame's timestamp), with the offset
   /// from UTC in force then. Both clocks are read together now; the frame's age is carried back.
-  static func dateTime(atMonotonic instant: Instant) -> ExifDateTime {
+  public static func dateTime(atMonotonic instant: Instant) -> ExifDateTime {
     var realtime = timespec()
     var monotonic = timespec()
     clock_gettime(CLOCK_REALTIME, &realtime)
@@ -19,14 +19,14 @@ enum WallClock {
   }
 
   /// Seconds since 1970 UTC, now.
-  static func unixSeconds() -> Int64 {
+  public static func unixSeconds() -> Int64 {
     var realtime = timespec()
     clock_gettime(CLOCK_REALTIME, &realtime)
     return Int64(realtime.tv_sec)
   }
 
   /// The local date and time of a moment given on the real-time clock.
-  static func dateTime(unixNanoseconds then: Int64) -> ExifDateTime {
+  public static func dateTime(unixNanoseconds then: Int64) -> ExifDateTime {
     var seconds = time_t(then / 1_000_000_000)
     var local = tm()
     localtime_r(&seconds, &local)
@@ -37,7 +37,7 @@ enum WallClock {
   }
 
   /// 32 hexadecimal digits from the system's random source: ImageUniqueID.
-  static func uniqueID() -> String {
+  public static func uniqueID() -> String {
     var generator = SystemRandomNumberGenerator()
     return (0..<2).map { _ in
       let text = String(generator.next() as UInt64, radix: 16, uppercase: false)

@@ -1,0 +1,59 @@
+import CameraRoll
+import KioskCore
+import LinuxIO
+
+/// What a finished (or recovered) movie is, for the loop and the record.
+public struct MovieSummary: Sendable {
+  public let item: RollItem
+  public let frames: Int
+  public let dropped: Int
+  public let seconds: Double
+  public let recovered: Bool
+  /// A write that failed (ENOSPC, EIO): the file is whole up to the fragment before it.
+  public let writeError: String?
+  /// What the record needs besides.
+  let roll: CameraRoll
+  public let bytes: Int
+  let width: Int
+  let height: Int
+  /// Wall-clock time of the first frame; empty for a recovered movie, whose start nobody wrote down.
+  let captured: String
+  let sourceFormat: String
+  let firstSequence: UInt32
+  let uniqueID: String
+
+  /// Seconds to the millisecond, as the log and the record give them.
+  var roundedSeconds: Double { (seconds * 1000).rounded() / 1000 }
+
+  var record: ItemRecord {
+    var record = ItemRecord(
+      mediaType: MediaKind.movie.rawValue, file: item.relativePath, bytes: bytes, width: width, height: height,
+      captured: captured, shutterLagMilliseconds: 0, sourceFormat: sourceFormat, crop: nil,
+      frameSequence: firstSequence, exposure100Microseconds: nil, gain: nil, uniqueID: uniqueID)
+    record.frames = frames
+    record.droppedFrames = dropped
+    record.durationSeconds = roundedSeconds
+    record.recovered = recovered
+    return record
+  }
+
+  /// Logs a published movie and appends its record; call it on a worker (the record is fsynced).
+  public static func report(_ result: Result<MovieSummary, RollError>) {
+    let movie: MovieSummary
+    switch result {
+    case .failure(let error):
+      log("movie not saved: \(error)")
+      return
+    case .success(let summary):
+      movie = summary
+    }
+    log(
+      "movie \(movie.item.relativePath) \(movie.recovered ? "recovered, " : "")frames \(movie.frames), dropped \(movie.dropped), \(movie.roundedSeconds) s"
+        + (movie.writeError.map { ", write failed: \($0) (kept up to the last fragment)" } ?? ""))
+    do {
+      try movie.roll.append(movie.record)
+    } catch {
+      log("record of \(movie.item.relativePath) not written: \(error)")
+    }
+  }
+}

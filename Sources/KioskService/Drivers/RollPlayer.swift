@@ -1,0 +1,253 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import CameraRoll
+import Capture
+import Dispatch
+import Display
+import Imaging
+import JPEGCodec
+import KioskCore
+import LinuxIO
+import MediaFiles
+
+/// Review mode on the display: the item the kiosk selected, read and decoded off the loop the first time and
+/// drawn from memory after that; a movie played at its own frame times. Also keeps the kiosk's listing of
+/// the roll current, and carries out review's deletes.
+final class RollPlayer: RollPlayerDriver {
+  private let config: Config
+  private let display: DisplaySession
+  private let roll: CameraRoll?
+  /// The roll's writer, shared with the still writer: a listing or delete runs behind the saves queued there.
+  private let writer: DispatchQueue
+  private let viewer = DispatchQueue(label: "kioskcam.viewer")
+  private let results: Mailbox<ServiceEvent>
+  private let post: (ServiceEvent) -> Void
+  /// The view on screen; nil when review is not.
+  private var view: BrowseView?
+  /// The item review mode shows (decoded), and the one being read for it.
+  private var shown: ViewedItem?
+  private var loading: String?
+  private var playback: Playback?
+  private var playbackTimer: LoopTimer?
+  private var listTimer: LoopTimer?
+  /// A drawing that found a flip pending: done when the flip completes.
+  private var waiting = false
+  /// The listing the kiosk last got, so an unchanged roll is not sent again every few seconds.
+  private var listed: [RollEntry]?
+  /// Items being deleted on the writer: a listing taken meanwhile must not bring them back.
+  private var deleting: Set<String> = []
+
+  /// A movie playing: its file, its index, and when its first frame was shown (CLOCK_MONOTONIC).
+  final class Playback {
+    let path: String
+    let index: MovieIndex
+    let file: OwnedFD
+    let start: Int64
+    var shown = -1
+    init(path: String, index: MovieIndex, file: consuming OwnedFD, start: Int64) {
+      self.path = path
+      self.index = index
+      self.file = file
+      self.start = start
+    }
+  }
+
+  init(
+    config: Config, display: DisplaySession, roll: CameraRoll?, writer: DispatchQueue, results: Mailbox<ServiceEvent>,
+    loop: EventLoop, post: @escaping (ServiceEvent) -> Void
+  ) throws(SystemCallError) {
+    self.config = config
+    self.display = display
+    self.roll = roll
+    self.writer = writer
+    self.results = results
+    self.post = post
+    playbackTimer = try LoopTimer(loop: loop) { [unowned self] in playbackTick() }
+    // Items copied in or deleted over SSH reach review mode too.
+    listTimer = try LoopTimer(loop: loop) { [unowned self] in
+      relist()
+      try? listTimer?.arm(after: Intervals.storageCheck.timerNanoseconds)
+    }
+    try listTimer?.arm(after: Intervals.storageCheck.timerNanoseconds)
+  }
+
+  // MARK: The listing
+
+  /// The first listing, at start, is immediate, so that review is offered from the first press.
+  func listNow() {
+    guard let roll else { return }
+    listed(RollViewer.entries(root: roll.root))
+  }
+
+  /// Lists the roll on the writer (a folder on slow or network storage never stalls the loop).
+  func relist() {
+    guard let roll else { return }
+    let results = results
+    writer.async { results.post(.rollListed(RollViewer.entries(root: roll.root))) }
+  }
+
+  /// Tells the kiosk what the roll holds now, when that changed.
+  func listed(_ found: [RollEntry]) {
+    let entries = found.filter { !deleting.contains($0.path) }.sorted { ($0.number, $0.path) < ($1.number, $1.path) }
+    guard entries != listed else { return }
+    listed = entries
+    post(.kiosk(.roll(entries, at: now())))
+  }
+
+  func delete(_ name: String) {
+    guard let roll else { return }
+    if shown?.path == name { shown = nil }
+    deleting.insert(name)
+    let results = results
+    writer.async {
+      do {
+        try roll.delete(name)
+      } catch {
+        log("delete \(name): \(error)")
+      }
+      results.post(.rollChanged(deleted: name))
+    }
+  }
+
+  func deleted(_ name: String) {
+    deleting.remove(name)
+    relist()
+  }
+
+  // MARK: Showing
+
+  /// The screen is no longer review's.
+  func leave() {
+    view = nil
+    stopPlayback()
+    shown = nil
+  }
+
+  /// Shows the item the kiosk selected: read and decoded on the viewer queue the first time, drawn from
+  /// memory after that (a new position, the delete question); a movie plays from the playback timer.
+  func browse(_ view: BrowseView) {
+    self.view = view
+    if let playback, !view.playing || playback.path != view.item.path { stopPlayback() }
+    guard let card = display.card, let roll else { return }
+    guard shown?.path == view.item.path else {
+      guard loading != view.item.path else { return }
+      loading = view.item.path
+      let (entry, results, width, height) = (view.item, results, card.width, card.height)
+      let orientation = PreviewOrientation(rotation: config.display.rotation, mirror: false)
+      viewer.async {
+        do {
+          let item = try RollViewer.load(
+            entry, root: roll.root, screenWidth: width, screenHeight: height, orientation: orientation
+          ) { results.post(.viewed($0)) }
+          results.post(.viewed(item))
+        } catch {
+          results.post(.viewFailed(path: entry.path, reason: "\(error)"))
+        }
+      }
+      return
+    }
+    if view.playing, playback == nil, let movie = shown?.movie {
+      do {
+        let file = try OwnedFD(opening: "\(roll.root)/\(view.item.path)", flags: O_RDONLY | O_CLOEXEC)
+        playback = Playback(path: view.item.path, index: movie, file: file, start: monotonicNanoseconds())
+        log("playing \(view.item.path): \(movie.samples.count) frames, \(milliseconds(.nanoseconds(movie.duration))) ms")
+        playbackTick()
+      } catch {
+        log("review: \(view.item.path) not played: \(error)")
+        post(.kiosk(.playbackEnded(at: now())))
+      }
+      return
+    }
+    if playback == nil { drawItem() }
+  }
+
+  func viewed(_ item: ViewedItem) {
+    guard item.full else {
+      // The thumbnail, unless the photo itself is already on screen.
+      guard let view, view.item.path == item.path, shown?.path != item.path else { return }
+      shown = item
+      browse(view)
+      return
+    }
+    if loading == item.path { loading = nil }
+    let picture = item.fitted
+    log(
+      "review \(item.path): \(picture.sourceWidth)x\(picture.sourceHeight) decoded at 1/\(picture.picture.denominator)"
+        + " to \(picture.picture.width)x\(picture.picture.height), shown at \(picture.scaler.target)")
+    guard let view, view.item.path == item.path else { return }
+    shown = item
+    browse(view)
+  }
+
+  func viewFailed(path: String, reason: String) {
+    if loading == path { loading = nil }
+    log("review: \(path) not shown: \(reason)")
+  }
+
+  func flipDone() {
+    if waiting, !display.flipPending {
+      waiting = false
+      drawItem()
+    }
+    // A movie frame that found a flip pending is shown now rather than a frame period late.
+    if let playback, playback.shown < 0 { playbackTick() }
+  }
+
+  private func drawItem() {
+    guard let view, let shown, shown.path == view.item.path, playback == nil else { return }
+    if !draw(shown, view, frame: nil) { waiting = true }
+  }
+
+  /// The item's picture (or a movie frame) fitted to the screen, with its words on top; true when drawn.
+  private func draw(_ item: ViewedItem, _ view: BrowseView, frame: (FittedPicture, elapsed: Int64)?) -> Bool {
+    let name = String(item.path.split(separator: "/").last ?? "")
+    var title = name
+    if let movie = item.movie {
+      title += frame.map { " \(RollViewer.length($0.elapsed)) / " } ?? " "
+      title += RollViewer.length(movie.duration)
+    }
+    let overlay = display.overlay
+    return display.present { target in
+      (frame?.0 ?? item.fitted).draw(into: target.pixels, width: target.width, height: target.height, stride: target.stride)
+      overlay?.drawBrowse(view, title: title, date: item.date, on: target)
+    }
+  }
+
+  /// Shows the movie's frame for this moment (skipping any the loop was too late for: always the one
+  /// that is due now), then sleeps on the timer until the next one is due.
+  private func playbackTick() {
+    guard let playback, let card = display.card, let item = shown, item.path == playback.path, let view else { return }
+    let samples = playback.index.samples
+    let elapsed = monotonicNanoseconds() - playback.start
+    guard elapsed < playback.index.duration else {
+      stopPlayback()
+      post(.kiosk(.playbackEnded(at: now())))
+      return
+    }
+    var due = playback.shown < 0 ? 0 : playback.shown
+    while due + 1 < samples.count, samples[due + 1].time <= elapsed { due += 1 }
+    if due != playback.shown || playback.shown < 0 {
+      do {
+        let jpeg = try playback.file.read(at: samples[due].offset, count: samples[due].size)
+        let fitted = try jpeg.withUnsafeBytes { (bytes) throws(JPEGError) in
+          try FittedPicture.decode(
+            bytes, screenWidth: card.width, screenHeight: card.height,
+            orientation: PreviewOrientation(rotation: config.display.rotation, mirror: false))
+        }
+        if draw(item, view, frame: (fitted, elapsed)) { playback.shown = due }
+      } catch {
+        log("review: frame \(due) of \(playback.path): \(error)")
+        playback.shown = due
+      }
+    }
+    let next = due + 1 < samples.count ? samples[due + 1].time : playback.index.duration
+    try? playbackTimer?.arm(after: max(1, next - (monotonicNanoseconds() - playback.start)))
+  }
+
+  private func stopPlayback() {
+    guard playback != nil else { return }
+    playback = nil
+    playbackTimer?.disarm()
+  }
+}

@@ -1,0 +1,40 @@
+import Capture
+import CameraRoll
+import Imaging
+import JPEGCodec
+import KioskCore
+
+/// What drivers post: the kiosk's own events, and what only the service's wiring needs to hear (a frame
+/// for the preview, a probe for the gate, a worker's result). Handled one at a time, in the order posted.
+enum ServiceEvent: Sendable {
+  /// For the core as it is.
+  case kiosk(Event)
+  /// A fresh probe of one capability: the gate decides what changed and which modes follow.
+  case capability(ProbeResult)
+  /// A good frame is in the camera's ring: the core, then the preview, then the watchdog hear of it.
+  case cameraFrame(FrameInfo)
+  /// The camera streams again, or in another format or zoom: the preview fits itself anew.
+  case streamChanged
+  /// The camera went away (or is not there at start): the watchdog is told the loop is only retrying.
+  case cameraUnavailable(String)
+  /// The display was opened or let go.
+  case displayChanged
+  /// A page flip completed.
+  case flipDone
+  /// A device node appeared in one of the watched folders (/dev, /dev/v4l/by-id, /dev/dri).
+  case nodeAppeared(directory: String, name: String)
+  /// From the still writer.
+  case stillSaved(RollItem, FrameInfo, pressedAt: Instant)
+  case stillFailed(String)
+  /// The saved still read back and decoded for the photo review (posted before `stillSaved`).
+  case stillDecoded(name: String, XRGBImage)
+  /// From the movie writer.
+  case movieSaved(MovieSummary)
+  case movieFailed(String)
+  /// From review's reader: an item decoded (a photo's thumbnail first), or why it could not be.
+  case viewed(ViewedItem)
+  case viewFailed(path: String, reason: String)
+  /// The roll as the writer listed it, and a delete that finished.
+  case rollListed([RollEntry])
+  case rollChanged(deleted: String)
+}
