@@ -51,26 +51,14 @@ extension Config {
         config.camera.cycle = paths
         return nil
       },
-      "format": { config, value in
-        guard let format = PixelFormat(rawValue: value.lowercased()) else {
-          return "expected one of \(PixelFormat.allCases.map(\.rawValue).joined(separator: ", ")), got \(value.quotedForMessage)"
-        }
-        config.camera.format = format
-        return nil
-      },
+      "format": { config, value in setChoice(&config.camera.format, value, ignoringCase: true) },
       "size": { config, value in
         guard let size = Size(parsing: value) else { return "expected WIDTHxHEIGHT such as 640x360, got \(value.quotedForMessage)" }
         config.camera.size = size
         return nil
       },
       "frame-rate": { config, value in setInteger(&config.camera.frameRate, value, in: 1...240) },
-      "rotation": { config, value in
-        guard let degrees = Int(value), [0, 90, 180, 270].contains(degrees) else {
-          return "expected 0, 90, 180 or 270, got \(value.quotedForMessage)"
-        }
-        config.camera.rotation = degrees
-        return nil
-      },
+      "rotation": { config, value in setQuarterTurn(&config.camera.rotation, value) },
     ],
     "display": [
       "device": { config, value in setPath(&config.display.device, value, keywords: ["auto", "none"]) },
@@ -80,13 +68,7 @@ extension Config {
         config.display.missingMessage = .seconds(seconds)
         return nil
       },
-      "rotation": { config, value in
-        guard let degrees = Int(value), [0, 90, 180, 270].contains(degrees) else {
-          return "expected 0, 90, 180 or 270, got \(value.quotedForMessage)"
-        }
-        config.display.rotation = degrees
-        return nil
-      },
+      "rotation": { config, value in setQuarterTurn(&config.display.rotation, value) },
       "mirror": { config, value in setBoolean(&config.display.mirror, value) },
       "font": { config, value in setPath(&config.display.font, value, keywords: []) },
     ],
@@ -103,13 +85,8 @@ extension Config {
       "zoom-in": { config, value in setLine(&config.buttons.zoomIn, value) },
       "zoom-out": { config, value in setLine(&config.buttons.zoomOut, value) },
       "active-low": { config, value in setBoolean(&config.buttons.activeLow, value) },
-      "bias": { config, value in
-        guard let bias = Bias(rawValue: value) else {
-          return "expected one of \(Bias.allCases.map(\.rawValue).joined(separator: ", ")), got \(value.quotedForMessage)"
-        }
-        config.buttons.bias = bias
-        return nil
-      },
+      // Matched as written, unlike format and quality: "Pull-Up" has always been refused.
+      "bias": { config, value in setChoice(&config.buttons.bias, value, ignoringCase: false) },
       "debounce-ms": { config, value in setDuration(&config.buttons.debounce, value, unit: .milliseconds(1), in: 0...1000) },
       "min-pulse-ms": { config, value in
         setDuration(&config.buttons.minimumPulse, value, unit: .milliseconds(1), in: 0...500)
@@ -138,13 +115,7 @@ extension Config {
         return nil
       },
       "frame-rate": { config, value in setInteger(&config.movie.frameRate, value, in: 1...240) },
-      "quality": { config, value in
-        guard let quality = MovieQuality(rawValue: value.lowercased()) else {
-          return "expected one of \(MovieQuality.allCases.map(\.rawValue).joined(separator: ", ")), got \(value.quotedForMessage)"
-        }
-        config.movie.quality = quality
-        return nil
-      },
+      "quality": { config, value in setChoice(&config.movie.quality, value, ignoringCase: true) },
     ],
     "capture": [
       "jpeg-quality": { config, value in setInteger(&config.capture.jpegQuality, value, in: 1...100) },

@@ -33,13 +33,44 @@ extension Config {
     return nil
   }
 
-  static func setBoolean(_ target: inout Bool, _ value: String) -> String? {
-    switch value.lowercased() {
-    case "yes", "true", "on", "1": target = true
-    case "no", "false", "off", "0": target = false
-    default: return "expected yes or no, got \(value.quotedForMessage)"
+  /// A value that must be one of a fixed set of words, each standing for one value: the one parser of every
+  /// such key, so that all of them read and complain alike. `expected` is how the message lists the words;
+  /// `spelling` is applied to the words and to the value before they are compared (lowercasing, say).
+  static func setChoice<Value>(
+    _ target: inout Value, _ value: String, words: [(word: String, value: Value)], expected: String,
+    spelling: (String) -> String = { $0 }
+  ) -> String? {
+    let written = spelling(value)
+    guard let chosen = words.first(where: { spelling($0.word) == written }) else {
+      return "expected \(expected), got \(value.quotedForMessage)"
     }
+    target = chosen.value
     return nil
+  }
+
+  /// An enumeration whose raw values are its words, listed in declaration order as "one of a, b, c".
+  static func setChoice<Value: CaseIterable & RawRepresentable>(
+    _ target: inout Value, _ value: String, ignoringCase: Bool
+  ) -> String? where Value.RawValue == String {
+    let words = Value.allCases.map { (word: $0.rawValue, value: $0) }
+    let expected = "one of " + words.map(\.word).joined(separator: ", ")
+    return setChoice(&target, value, words: words, expected: expected, spelling: ignoringCase ? { $0.lowercased() } : { $0 })
+  }
+
+  static let yesOrNo: [(word: String, value: Bool)] = [
+    ("yes", true), ("true", true), ("on", true), ("1", true), ("no", false), ("false", false), ("off", false), ("0", false),
+  ]
+
+  static func setBoolean(_ target: inout Bool, _ value: String) -> String? {
+    setChoice(&target, value, words: yesOrNo, expected: "yes or no", spelling: { $0.lowercased() })
+  }
+
+  static let quarterTurns: [(word: String, value: Int)] = [("0", 0), ("90", 90), ("180", 180), ("270", 270)]
+
+  /// Degrees clockwise, a quarter turn at a time.
+  static func setQuarterTurn(_ target: inout Int, _ value: String) -> String? {
+    // Read as a number, as it always was: "+90" and "090" are 90.
+    setChoice(&target, value, words: quarterTurns, expected: "0, 90, 180 or 270", spelling: { Int($0).map(String.init) ?? $0 })
   }
 
   static func setPath(_ target: inout String, _ value: String, keywords: [String]) -> String? {
