@@ -10,6 +10,8 @@ extension Config {
     }
     var config = Config()
     var seen: [String: Int] = [:]
+    // Keys whose value was refused: their problem is reported, and what they left (the default) is not theirs.
+    var refused: Set<String> = []
     for entry in entries {
       func problem(_ message: String) {
         problems.append(ConfigProblem(file: file, line: entry.line, message: message))
@@ -26,10 +28,14 @@ extension Config {
         continue
       }
       seen[qualified] = entry.line
-      if let message = apply(&config, entry.value) { problem("\(entry.section).\(entry.key): \(message)") }
+      if let message = apply(&config, entry.value) {
+        problem("\(entry.section).\(entry.key): \(message)")
+        refused.insert(qualified)
+      }
     }
     problems += reconcileCapabilities(&config, required: seen["capabilities.required"],
       optional: seen["capabilities.optional"], file: file)
+    problems += lineConflicts(config, setOn: seen, refused: refused, file: file)
     // Stable: two problems on one line keep the order in which they were found.
     problems = problems.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }
       .map(\.element)
@@ -160,31 +166,6 @@ extension Config {
       "optional": { config, value in setCapabilities(&config.capabilities.optional, value) },
     ],
   ]
-
-  /// A capability named in one list leaves the other's default; named in both lists, it is an error on the later line.
-  private static func reconcileCapabilities(
-    _ config: inout Config, required: Int?, optional: Int?, file: String
-  ) -> [ConfigProblem] {
-    switch (required, optional) {
-    case (nil, nil):
-      return []
-    case (.some, nil):
-      config.capabilities.optional = Capability.allCases.filter { !config.capabilities.required.contains($0) }
-      return []
-    case (nil, .some):
-      config.capabilities.required.removeAll { config.capabilities.optional.contains($0) }
-      return []
-    case (.some(let requiredLine), .some(let optionalLine)):
-      let both = config.capabilities.required.filter { config.capabilities.optional.contains($0) }
-      guard !both.isEmpty else { return [] }
-      let names = both.map { "'\($0)'" }.joined(separator: ", ")
-      let message =
-        optionalLine > requiredLine
-        ? "capabilities.optional: \(names) also required (line \(requiredLine)); a capability is one or the other"
-        : "capabilities.required: \(names) also optional (line \(optionalLine)); a capability is one or the other"
-      return [ConfigProblem(file: file, line: max(requiredLine, optionalLine), message: message)]
-    }
-  }
 }
 
 /// Every problem found in one configuration file.

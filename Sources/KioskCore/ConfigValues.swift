@@ -54,11 +54,13 @@ extension Config {
   ) -> String? where Value.RawValue == String {
     let words = Value.allCases.map { (word: $0.rawValue, value: $0) }
     let expected = "one of " + words.map(\.word).joined(separator: ", ")
-    return setChoice(&target, value, words: words, expected: expected, spelling: ignoringCase ? { $0.lowercased() } : { $0 })
+    let spelling: (String) -> String = ignoringCase ? { $0.lowercased() } : { $0 }
+    return setChoice(&target, value, words: words, expected: expected, spelling: spelling)
   }
 
   static let yesOrNo: [(word: String, value: Bool)] = [
-    ("yes", true), ("true", true), ("on", true), ("1", true), ("no", false), ("false", false), ("off", false), ("0", false),
+    ("yes", true), ("true", true), ("on", true), ("1", true),
+    ("no", false), ("false", false), ("off", false), ("0", false),
   ]
 
   static func setBoolean(_ target: inout Bool, _ value: String) -> String? {
@@ -70,7 +72,8 @@ extension Config {
   /// Degrees clockwise, a quarter turn at a time.
   static func setQuarterTurn(_ target: inout Int, _ value: String) -> String? {
     // Read as a number, as it always was: "+90" and "090" are 90.
-    setChoice(&target, value, words: quarterTurns, expected: "0, 90, 180 or 270", spelling: { Int($0).map(String.init) ?? $0 })
+    setChoice(
+      &target, value, words: quarterTurns, expected: "0, 90, 180 or 270", spelling: { Int($0).map(String.init) ?? $0 })
   }
 
   static func setPath(_ target: inout String, _ value: String, keywords: [String]) -> String? {
