@@ -59,9 +59,4 @@ extension OwnedFD {
   public func truncate(to length: UInt64) throws(SystemCallError) {
     try systemCall("ftruncate") { ftruncate(raw, off_t(length)) }
   }
-
-  /// Moves the file offset to `offset`, where the next `writeAll` appends.
-  public func seek(to offset: UInt64) throws(SystemCallError) {
-    _ = try systemCall("lseek") { lseek(raw, off_t(offset), SEEK_SET) }
-  }
 }

@@ -84,18 +84,6 @@ public func connectUnix(_ path: String) throws(SystemCallError) -> OwnedFD {
 }
 
 extension OwnedFD {
-  /// Reads up to `limit` bytes or until `delimiter`, for short request and reply lines.
-  public func readLine(limit: Int = 4096, delimiter: UInt8 = 0x0A) throws(SystemCallError) -> [UInt8] {
-    var result: [UInt8] = []
-    var byte: UInt8 = 0
-    while result.count < limit {
-      let count = try systemCall("read") { Glibc.read(raw, &byte, 1) }
-      if count == 0 || byte == delimiter { break }
-      result.append(byte)
-    }
-    return result
-  }
-
   /// Stops sending: the peer reads end of file after what was written.
   public func shutdownWrite() { _ = Glibc.shutdown(raw, Int32(SHUT_WR)) }
 }

@@ -115,6 +115,20 @@ import Testing
     #expect(try parse("[capabilities]\nrequired = none").get().capabilities.required == [])
   }
 
+  /// Every choice is one of its words; format, quality and yes/no whatever their case, a quarter turn as a number.
+  @Test func choicesAreReadByTheirWords() throws {
+    let config = try parse(
+      "[camera]\nformat = MJPEG\nrotation = +90\n[display]\nrotation = 0180\nmirror = ON\n[buttons]\nbias = as-is\n"
+        + "[movie]\nquality = LOW\n"
+    ).get()
+    #expect(config.camera.format == .mjpeg)
+    #expect(config.camera.rotation == 90)
+    #expect(config.display.rotation == 180)
+    #expect(config.display.mirror)
+    #expect(config.buttons.bias == .asIs)
+    #expect(config.movie.quality == .low)
+  }
+
   @Test(arguments: ["45", "-90", "360", "upside-down"])
   func rotationIsAQuarterTurn(value: String) {
     #expect(throws: ConfigProblems.self) { try parse("[camera]\nrotation = \(value)").get() }

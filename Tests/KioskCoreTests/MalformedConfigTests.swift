@@ -48,6 +48,9 @@ private let noList = "expected capability names separated by commas, or none"
       "[camera]\nsize = 16385x100", (2, "camera.size: expected WIDTHxHEIGHT such as 640x360, got '16385x100'")),
     Malformed("[camera]\nsize = 640X360", (2, "camera.size: expected WIDTHxHEIGHT such as 640x360, got '640X360'")),
     Malformed("[camera]\nformat = h264", (2, "camera.format: expected one of yuyv, nv12, mjpeg, got 'h264'")),
+    Malformed("[camera]\nformat = MJPG", (2, "camera.format: expected one of yuyv, nv12, mjpeg, got 'MJPG'")),
+    Malformed("[camera]\nrotation = 45", (2, "camera.rotation: expected 0, 90, 180 or 270, got '45'")),
+    Malformed("[camera]\nrotation = right", (2, "camera.rotation: expected 0, 90, 180 or 270, got 'right'")),
     Malformed("[camera]\nframe-rate = 0", (2, "camera.frame-rate: 0 is out of range 1...240")),
     Malformed("[camera]\nframe-rate = 241", (2, "camera.frame-rate: 241 is out of range 1...240")),
     Malformed("[camera]\nframe-rate = thirty", (2, "camera.frame-rate: expected a whole number, got 'thirty'")),
@@ -60,6 +63,8 @@ private let noList = "expected capability names separated by commas, or none"
     Malformed("[camera]\ndevice = video0", (2, "camera.device: expected auto, an absolute path, got 'video0'")),
     // [display]
     Malformed("[display]\ndevice = hdmi", (2, "display.device: expected auto, none, an absolute path, got 'hdmi'")),
+    Malformed("[display]\nrotation = -90", (2, "display.rotation: expected 0, 90, 180 or 270, got '-90'")),
+    Malformed("[display]\nmirror = 2", (2, "display.mirror: expected yes or no, got '2'")),
     Malformed(
       "[display]\nmissing-message-seconds = 601", (2, "display.missing-message-seconds: 601 is out of range 0...600")),
     Malformed(
@@ -71,6 +76,8 @@ private let noList = "expected capability names separated by commas, or none"
     Malformed("[buttons]\nactive-low = maybe", (2, "buttons.active-low: expected yes or no, got 'maybe'")),
     Malformed(
       "[buttons]\nbias = up", (2, "buttons.bias: expected one of as-is, disabled, pull-up, pull-down, got 'up'")),
+    Malformed(
+      "[buttons]\nbias = Pull-Up", (2, "buttons.bias: expected one of as-is, disabled, pull-up, pull-down, got 'Pull-Up'")),
     Malformed("[buttons]\ndebounce-ms = 1001", (2, "buttons.debounce-ms: 1001 is out of range 0...1000")),
     Malformed(
       "[camera]\ndevice = /dev/video0, auto",
