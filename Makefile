@@ -12,16 +12,16 @@ KIOSKCAM := $(CURDIR)/.build/release/kioskcam
 
 # Build: the four C libraries, and libyuv for the preview. Board: QEMU, Debian's kernel and its source (for gpio-sim), the drivers' tools.
 # Tests: the peers that check our files (exiftool, jpeginfo, djpeg), the unit (systemd-analyze), the scripts
-# (shellcheck) and the sshd drop-in (sshd, rrsync). Bench: the peers it measures against (cjpeg, ffmpeg, libyuv).
+# (shellcheck), the board's Python (pyflakes3) and the sshd drop-in (sshd, rrsync). Bench: the peers it measures against (cjpeg, ffmpeg, libyuv).
 # Overlay: the console font it draws with (console-setup-linux), read at run time, and zlib to gunzip it.
 DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-dev \
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 busybox-static \
   v4l-utils gpiod libdrm-tests socat xz-utils bc flex bison libelf-dev kmod make gcc \
   libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg \
-  systemd shellcheck openssh-server rsync \
+  systemd shellcheck pyflakes3 openssh-server rsync \
   libyuv-dev zlib1g-dev console-setup-linux
 
-.PHONY: all deps build release test unit-test device-test run screenshot board-start board-stop bench clean
+.PHONY: all deps build release test unit-test device-test run screenshot board-start board-stop board-lint bench clean
 
 all: build
 
@@ -55,8 +55,14 @@ board-start: deps
 board-stop:
 	-$(BOARD) stop
 
-## test: unit tests, file-format tests with real peers, then device tests on the virtual board, in one run.
-test: deps release
+## board-lint: pyflakes on the board's Python (the kioskboard package, its entry point, the guest's scripts);
+## anything it reports fails.
+board-lint: deps
+	pyflakes3 board/virtual/kioskboard board/virtual/board board/virtual/guest-agent.py board/virtual/sandbox-probe.py
+
+## test: the board's Python checked, then unit tests, file-format tests with real peers, then device tests on
+## the virtual board, in one run.
+test: deps board-lint release
 	swift build --build-tests
 	$(BOARD) start
 	@set -o pipefail; KIOSKCAM_BINARY=$(KIOSKCAM) swift test --skip-build 2>&1 | tee $(BOARD_DIR)/test.log; \
