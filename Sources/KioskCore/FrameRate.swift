@@ -25,3 +25,9 @@ public struct MeasuredRate: Sendable, Equatable {
 
   public func suffices(for wanted: Int) -> Bool { framesPerSecond >= Double(wanted) * Self.tolerance }
 }
+
+/// A rate as people write it: whole when it is (30), else to two places (29.97).
+public func rateText(_ framesPerSecond: Double) -> String {
+  let rounded = (framesPerSecond * 100).rounded() / 100
+  return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+}

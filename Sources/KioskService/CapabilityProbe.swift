@@ -228,8 +228,3 @@ enum CapabilityProbe {
     return results
   }
 }
-
-private func rateText(_ rate: Double) -> String {
-  let rounded = (rate * 100).rounded() / 100
-  return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
-}

@@ -57,7 +57,7 @@ public struct ProbeReport: Encodable, Sendable {
       lines.append("  \(camera.path): \(camera.card) (driver \(camera.driver), \(camera.bus))\(camera.streaming ? "" : " [no streaming]")")
       for format in camera.formats {
         let sizes = format.sizes.map { size in
-          let rates = size.frameRates.map { formatRate($0.framesPerSecond) }
+          let rates = size.frameRates.map { rateText($0.framesPerSecond) }
           return "\(size.width)x\(size.height)" + (rates.isEmpty ? "" : "@\(rates.joined(separator: "/"))")
         }
         lines.append("    \(format.fourcc) \(format.description)\(format.emulated ? " (emulated by libv4l2)" : ""): \(sizes.joined(separator: " "))")
@@ -97,9 +97,4 @@ public struct ProbeReport: Encodable, Sendable {
     if !missingRequired.isEmpty { lines.append("kioskcam run would stop: a required capability is missing") }
     return lines.joined(separator: "\n")
   }
-}
-
-private func formatRate(_ rate: Double) -> String {
-  let rounded = (rate * 100).rounded() / 100
-  return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
 }
