@@ -7,6 +7,7 @@ import JPEGCodec
 import KioskCore
 import LinuxIO
 import MediaFiles
+import Scaling
 
 /// A decoded picture and the scaler that fits it, aspect kept, to the whole screen.
 public struct FittedPicture: Sendable {
@@ -53,11 +54,23 @@ public struct FittedPicture: Sendable {
       sourceWidth: width, sourceHeight: height)
   }
 
-  /// Letterbox bars black, the picture in its rectangle.
-  public func draw(into pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, stride: Int) {
-    scaler.clearBorders(pixels, width: width, height: height, destinationStride: stride)
+  /// The libyuv scaler for this picture's geometry, the one the preview draws with (the pure `scaler` is
+  /// the geometry and the tests' reference); `previous` is kept when it fits, since it owns its buffers.
+  public func libyuvScaler(reusing previous: LibYUVPreview?) -> LibYUVPreview {
+    if let previous, previous.sourceWidth == picture.width, previous.sourceHeight == picture.height,
+      previous.target == scaler.target, previous.orientation == scaler.orientation
+    {
+      return previous
+    }
+    return LibYUVPreview(
+      sourceWidth: picture.width, sourceHeight: picture.height, target: scaler.target, orientation: scaler.orientation)
+  }
+
+  /// Letterbox bars black, the picture in its rectangle, through `fitter` (from `libyuvScaler`).
+  public func draw(into pixels: UnsafeMutableRawBufferPointer, width: Int, height: Int, stride: Int, with fitter: LibYUVPreview) {
+    fitter.clearBorders(pixels, width: width, height: height, destinationStride: stride)
     picture.pixels.withUnsafeBytes { source in
-      scaler.drawXRGB(source, stride: picture.stride, into: pixels, destinationStride: stride)
+      fitter.drawXRGB(source, stride: picture.stride, into: pixels, destinationStride: stride)
     }
   }
 }

@@ -36,7 +36,8 @@ import MediaFiles
         try FittedPicture.decode(jpeg, screenWidth: screenWidth, screenHeight: screenHeight, orientation: .init())
       }
       denominator = fitted.picture.denominator
-      screen.withUnsafeMutableBytes { fitted.draw(into: $0, width: screenWidth, height: screenHeight, stride: stride) }
+      let fitter = fitted.libyuvScaler(reusing: nil)
+      screen.withUnsafeMutableBytes { fitted.draw(into: $0, width: screenWidth, height: screenHeight, stride: stride, with: fitter) }
     }
     func thumbnail() throws {
       let bytes = try read()
@@ -46,7 +47,8 @@ import MediaFiles
         try FittedPicture.thumbnail(
           jpeg, of: header.width, header.height, screenWidth: screenWidth, screenHeight: screenHeight, orientation: .init())
       }
-      screen.withUnsafeMutableBytes { fitted.draw(into: $0, width: screenWidth, height: screenHeight, stride: stride) }
+      let fitter = fitted.libyuvScaler(reusing: nil)
+      screen.withUnsafeMutableBytes { fitted.draw(into: $0, width: screenWidth, height: screenHeight, stride: stride, with: fitter) }
     }
     let runs = width > 2000 ? 9 : 15
     let ours = try median(runs) { try full() }
@@ -73,7 +75,7 @@ import MediaFiles
     print(
       "\(label) \(bytes)   1/\(denominator)   | \(format(first).leftPadded(9)) \(format(ours).leftPadded(5)) \(format(wall).leftPadded(6)) | \(peer) | \(ratios[0].leftPadded(11)) \(ratios[1].leftPadded(16))")
   }
-  print("full: read the file, TurboJPEG at the largest DCT scale that still covers the fitted box, nearest-neighbour")
+  print("full: read the file, TurboJPEG at the largest DCT scale that still covers the fitted box, libyuv nearest-neighbour")
   print("into the box, letterbox cleared (wall: the same in wall time). thumbnail: the Exif thumbnail review mode shows")
   print("while that runs. ffmpeg: the same file looped in one process, decoded and scaled to the same box (neighbor),")
   print("per-frame slope. Ratios above 1 mean ours is faster. The DCT scale saves the inverse DCT and colour work, not")

@@ -10,6 +10,7 @@ import JPEGCodec
 import KioskCore
 import LinuxIO
 import MediaFiles
+import Scaling
 
 /// Review mode on the display: the item the kiosk selected, read and decoded off the loop the first time and
 /// drawn from memory after that; a movie played at its own frame times. Also keeps the kiosk's listing of
@@ -33,6 +34,8 @@ final class RollPlayer: RollPlayerDriver {
   private var listTimer: LoopTimer?
   /// A drawing that found a flip pending: done when the flip completes.
   private var waiting = false
+  /// libyuv's scaler for the picture on screen, kept while pictures of the same geometry follow (a movie).
+  private var fitter: LibYUVPreview?
   /// The listing the kiosk last got, so an unchanged roll is not sent again every few seconds.
   private var listed: [RollEntry]?
   /// Items being deleted on the writer: a listing taken meanwhile must not bring them back.
@@ -208,8 +211,11 @@ final class RollPlayer: RollPlayerDriver {
       title += RollViewer.length(movie.duration)
     }
     let overlay = display.overlay
+    let picture = frame?.0 ?? item.fitted
+    let fitter = picture.libyuvScaler(reusing: fitter)
+    self.fitter = fitter
     return display.present { target in
-      (frame?.0 ?? item.fitted).draw(into: target.pixels, width: target.width, height: target.height, stride: target.stride)
+      picture.draw(into: target.pixels, width: target.width, height: target.height, stride: target.stride, with: fitter)
       overlay?.drawBrowse(view, title: title, date: item.date, on: target)
     }
   }
