@@ -96,8 +96,8 @@ public struct Config: Sendable, Equatable {
     public var jpegQuality = 90
     /// Seconds counted down on screen before a still; 0 = at the press.
     public var countdown = Duration.zero
-    /// Seconds the photo just taken stays on screen for "use photo / retake"; 0 = no review.
-    public var review = Duration.zero
+    /// Seconds the photo just taken stays on screen for its check, "use photo / retake" (`review-s`); 0 = none.
+    public var photoCheck = Duration.zero
     /// Digital zoom, in hundredths of the factor (400 = 4.0x): the most the zoom buttons go to, and each step.
     public var zoomMaximum = 400
     public var zoomStep = 50

@@ -126,7 +126,7 @@ extension Config {
     "capture": [
       "jpeg-quality": { config, value in setInteger(&config.capture.jpegQuality, value, in: 1...100) },
       "countdown-s": { config, value in setDuration(&config.capture.countdown, value, unit: .seconds(1), in: 0...30) },
-      "review-s": { config, value in setDuration(&config.capture.review, value, unit: .seconds(1), in: 0...60) },
+      "review-s": { config, value in setDuration(&config.capture.photoCheck, value, unit: .seconds(1), in: 0...60) },
       "zoom-maximum": { config, value in setZoomFactor(&config.capture.zoomMaximum, value, in: 100...800) },
       "zoom-step": { config, value in setZoomFactor(&config.capture.zoomStep, value, in: 5...700) },
     ],

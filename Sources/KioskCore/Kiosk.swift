@@ -3,8 +3,8 @@ public struct KioskSettings: Sendable, Equatable {
   public var gestures: GestureTiming
   /// Seconds counted down before a still; zero takes it at the press.
   public var countdown: Duration
-  /// How long a photo just taken stays on screen for "use photo / retake"; zero skips the review.
-  public var review: Duration
+  /// How long a photo just taken stays on screen for its check, "use photo / retake"; zero skips it.
+  public var photoCheck: Duration
   /// A movie stops by itself after this long (videoMaximumDuration).
   public var movieMaximum: Duration
   /// How long a transient message ("Save failed") stays before the live picture returns.
@@ -21,7 +21,7 @@ public struct KioskSettings: Sendable, Equatable {
   public var allowDelete: Bool
 
   public init(
-    gestures: GestureTiming, countdown: Duration = .zero, review: Duration = .zero,
+    gestures: GestureTiming, countdown: Duration = .zero, photoCheck: Duration = .zero,
     movieMaximum: Duration = .seconds(600), messageTime: Duration = .seconds(3), flashLead: Duration? = nil,
     flashForMovies: Bool = false, cameras: Int = 1, browseIdle: Duration = .seconds(60), allowDelete: Bool = false
   ) {
@@ -30,7 +30,7 @@ public struct KioskSettings: Sendable, Equatable {
     self.flashForMovies = flashForMovies
     self.gestures = gestures
     self.countdown = countdown
-    self.review = review
+    self.photoCheck = photoCheck
     self.movieMaximum = movieMaximum
     self.messageTime = messageTime
     self.browseIdle = browseIdle
@@ -49,7 +49,7 @@ public struct Kiosk: Sendable {
     case countingDown(until: Instant)
     /// A shutter press waiting for the frame nearest to it.
     case capturing(pressedAt: Instant)
-    case reviewingPhoto(String, until: Instant)
+    case checkingPhoto(String, until: Instant)
     case recording(since: Instant, until: Instant)
   }
 
@@ -101,7 +101,7 @@ public struct Kiosk: Sendable {
       // Tick at each whole second left, so the digits on screen change.
       let left = Self.secondsLeft(until: until, now: now)
       deadlines.append(until + .seconds(-(left - 1)))
-    case .reviewingPhoto(_, let until), .recording(_, let until):
+    case .checkingPhoto(_, let until), .recording(_, let until):
       deadlines.append(until)
     case .idle, .capturing:
       break
@@ -127,8 +127,8 @@ public struct Kiosk: Sendable {
       actions += frameArrived(frame)
     case .stillSaved(let name, let time):
       savesInFlight -= 1
-      if settings.review > .zero, activity == .idle, mode == .still {
-        activity = .reviewingPhoto(name, until: time + settings.review)
+      if settings.photoCheck > .zero, activity == .idle, mode == .still {
+        activity = .checkingPhoto(name, until: time + settings.photoCheck)
       }
     case .saveFailed(let reason, let time):
       savesInFlight -= 1
@@ -219,7 +219,7 @@ public struct Kiosk: Sendable {
     case .down(.zoomOut, _):
       return [.zoom(.zoomOut)]
     case .down(let role, _) where role != .mode:
-      if case .reviewingPhoto = activity { activity = .idle }  // any other button: "use photo"
+      if case .checkingPhoto = activity { activity = .idle }  // any other button: "use photo"
       return []
     default:
       return []
@@ -287,7 +287,7 @@ public struct Kiosk: Sendable {
   private mutating func shutter(at time: Instant) -> [Action] {
     if let reason = shutterRefusal { return refuse(reason) }
     switch (mode, activity) {
-    case (_, .reviewingPhoto):
+    case (_, .checkingPhoto):
       activity = .idle  // "use photo", and this press is not also a new photo
       return []
     case (.still, .countingDown):
@@ -364,7 +364,7 @@ public struct Kiosk: Sendable {
     case .countingDown:
       activity = .idle
       return [.log("countdown cancelled")]
-    case .reviewingPhoto(let name, _):
+    case .checkingPhoto(let name, _):
       activity = .idle
       return [.discardStill(name), .log("retake: \(name) removed")]
     case .recording:
@@ -408,7 +408,7 @@ public struct Kiosk: Sendable {
     switch activity {
     case .idle:
       return [.nextCamera]
-    case .reviewingPhoto:
+    case .checkingPhoto:
       activity = .idle  // like any other button: "use photo"; the switch waits for the next press
       return []
     case .recording:
@@ -472,7 +472,7 @@ public struct Kiosk: Sendable {
     case .countingDown(let until) where now >= until:
       activity = .idle
       actions += shutterAfterCountdown(at: until)
-    case .reviewingPhoto(_, let until) where now >= until:
+    case .checkingPhoto(_, let until) where now >= until:
       activity = .idle  // the timeout means "use photo"
     case .recording(_, let until) where now >= until:
       activity = .idle
@@ -517,7 +517,7 @@ public struct Kiosk: Sendable {
       switch activity {
       case .countingDown(let until):
         newScreen = .countdown(secondsLeft: Self.secondsLeft(until: until, now: now))
-      case .reviewingPhoto(let name, _): newScreen = .reviewingPhoto(name)
+      case .checkingPhoto(let name, _): newScreen = .checkingPhoto(name)
       case .recording(let since, let until): newScreen = .recording(since: since, until: until)
       case .idle, .capturing:
         if mode == .review, let item = browser.current {

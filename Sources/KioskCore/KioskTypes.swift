@@ -33,7 +33,7 @@ public enum Screen: Sendable, Equatable {
   /// Counting down to a still: whole seconds left.
   case countdown(secondsLeft: Int)
   /// The photo just taken, until "use photo" (any button or the timeout) or "retake" (cancel).
-  case reviewingPhoto(String)
+  case checkingPhoto(String)
   /// Recording since the instant, stopping by itself at the limit.
   case recording(since: Instant, until: Instant)
   /// Browsing the roll (review mode): one item full screen.

@@ -94,7 +94,7 @@ final class Dispatcher {
       handleAfterEdges(.saveFailed(reason: reason, at: clock()))
       checkStorage()
     case .stillDecoded(let name, let picture):
-      drivers.screen.keepReview(name: name, picture: picture)
+      drivers.screen.keepPhotoCheck(name: name, picture: picture)
     case .movieSaved(let movie):
       drivers.movie.saved(movie)
       handleAfterEdges(.movieSaved(name: movie.item.relativePath, at: clock()))
@@ -176,7 +176,7 @@ func describe(_ screen: Screen) -> String {
   switch screen {
   case .live(let mode): "live \(mode.rawValue)"
   case .countdown(let seconds): "countdown \(seconds)"
-  case .reviewingPhoto(let name): "review \(name)"
+  case .checkingPhoto(let name): "review \(name)"
   case .recording: "recording"
   case .browsing(let view):
     "browsing \(view.item.path) \(view.positionText)" + (view.playing ? " playing" : "")

@@ -25,7 +25,7 @@ protocol ScreenDriver: AnyObject {
   func streamChanged()
   func displayChanged()
   func flipDone()
-  func keepReview(name: String, picture: XRGBImage)
+  func keepPhotoCheck(name: String, picture: XRGBImage)
   /// Frames that reached the display, and whether the screen wants the live picture now: the watchdog's rule.
   var framesShown: Int { get }
   var expectsFrames: Bool { get }

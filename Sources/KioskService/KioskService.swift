@@ -1,6 +1,7 @@
 #if canImport(Glibc)
   import Glibc
 #endif
+import CameraRoll
 import Dispatch
 import KioskCore
 import LinuxIO
@@ -10,7 +11,9 @@ import LinuxIO
 public final class KioskService {
   private let config: Config
   private let loop: EventLoop
-  private let startup: Startup
+  /// What the start opened, until the drivers own it: an adapter kept here too would never be closed (a
+  /// camera lost could not be unloaded, a display not taken back).
+  private var startup: Startup?
   private let results: Mailbox<ServiceEvent>
   /// The roll's writer: stills, retakes, deletes and listings, one after another, never on the loop.
   private let writer = DispatchQueue(label: "kioskcam.still-writer")
@@ -62,10 +65,13 @@ public final class KioskService {
     let storage: StorageMonitor
     let control: ControlServer
     let supervisor: Supervisor?
+    let roll: CameraRoll?
   }
 
   private func build() throws(SystemCallError) -> Parts {
-    let dispatcher = try makeDispatcher()
+    guard let startup else { preconditionFailure("run() is called once") }
+    self.startup = nil
+    let dispatcher = try makeDispatcher(startup)
     let post = Self.poster(dispatcher)
     let gate = startup.capabilities.gate
     let camera = try CameraSession(
@@ -85,7 +91,7 @@ public final class KioskService {
       overlayContent: Self.overlayContent(dispatcher, panel, storage, movie, camera))
     let stills = StillWriter(
       config: config, source: camera, roll: startup.roll, writer: writer, results: results,
-      reviewCover: Self.reviewCover(preview), post: post)
+      photoCover: Self.photoCover(preview), post: post)
     let control = try ControlServer(path: config.control.socket, group: config.control.group, loop: loop, post: post)
     let supervisor = try Supervisor(loop: loop, cameraStreaming: camera.isStreaming)
     dispatcher.drivers = Drivers(
@@ -93,12 +99,12 @@ public final class KioskService {
       storage: storage, control: control, supervisor: supervisor ?? NoSupervisor())
     let parts = Parts(
       camera: camera, display: display, preview: preview, player: player, panel: panel, stills: stills, movie: movie,
-      storage: storage, control: control, supervisor: supervisor)
+      storage: storage, control: control, supervisor: supervisor, roll: startup.roll)
     dispatcher.statusReport = Self.statusReport(dispatcher, parts)
     return parts
   }
 
-  private func makeDispatcher() throws(SystemCallError) -> Dispatcher {
+  private func makeDispatcher(_ startup: Startup) throws(SystemCallError) -> Dispatcher {
     let timer = try LoopTimer(loop: loop) { [unowned self] in self.dispatcher.post(.kiosk(.tick(now()))) }
     kioskTimer = timer
     let dispatcher = Dispatcher(
@@ -133,8 +139,8 @@ public final class KioskService {
     }
   }
 
-  private static func reviewCover(_ preview: PreviewSink) -> () -> (width: Int, height: Int)? {
-    { [unowned preview] in preview.reviewCover }
+  private static func photoCover(_ preview: PreviewSink) -> () -> (width: Int, height: Int)? {
+    { [unowned preview] in preview.photoCover }
   }
 
   private static func statusReport(_ dispatcher: Dispatcher, _ parts: Parts) -> (Bool) -> String {
@@ -157,7 +163,7 @@ public final class KioskService {
     try parts.panel.start()
     try parts.display.start()
     try parts.camera.start(optionalAndMissing: dispatcher.capabilities.gate.role(of: .stillCamera) == .optional)
-    if let roll = startup.roll {
+    if let roll = parts.roll {
       log("roll \(roll.root), next \(roll.next.map { "\($0.folderName(suffix: roll.suffix))/\($0.fileName(.still))" } ?? "none")")
     }
     log("control socket \(config.control.socket)")

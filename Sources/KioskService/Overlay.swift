@@ -109,7 +109,7 @@ struct Overlay {
         text(note, x: (target.width - painter.size(of: note, scale: scale).width) / 2, y: margin + cell, scale: scale,
           background: Self.shade, on: target)
       }
-    case .reviewingPhoto:
+    case .checkingPhoto:
       let words = "Review"
       let size = painter.size(of: words, scale: scale)
       text(words, x: (target.width - size.width) / 2, y: target.height - margin - size.height, scale: scale,

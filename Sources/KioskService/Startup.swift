@@ -104,7 +104,7 @@ struct Startup {
     }
     // Without its lamp a flash still would wait its lead for a light that never comes: taken at the press.
     settings = KioskSettings(
-      gestures: config.buttons.timing, countdown: config.capture.countdown, review: config.capture.review,
+      gestures: config.buttons.timing, countdown: config.capture.countdown, photoCheck: config.capture.photoCheck,
       movieMaximum: config.movie.maximumDuration,
       flashLead: flashLamp == nil ? nil : config.outputs.flashLead,
       flashForMovies: config.outputs.flashForMovies, cameras: max(1, config.camera.cycle.count),

@@ -11,9 +11,9 @@ import Testing
     FrameInfo(sequence: sequence, timestamp: ms(milliseconds))
   }
 
-  func kiosk(countdown: Duration = .zero, review: Duration = .zero, movies: Bool = false) -> Kiosk {
+  func kiosk(countdown: Duration = .zero, photoCheck: Duration = .zero, movies: Bool = false) -> Kiosk {
     var kiosk = Kiosk(
-      settings: KioskSettings(gestures: Self.timing, countdown: countdown, review: review, movieMaximum: .seconds(10)))
+      settings: KioskSettings(gestures: Self.timing, countdown: countdown, photoCheck: photoCheck, movieMaximum: .seconds(10)))
     if movies { _ = kiosk.handle(.available([.still, .movie, .review], at: ms(0))) }
     return kiosk
   }
@@ -132,18 +132,18 @@ import Testing
   }
 
   @Test func reviewThenRetakeDiscardsThePhoto() {
-    var kiosk = kiosk(review: .seconds(5))
+    var kiosk = kiosk(photoCheck: .seconds(5))
     _ = click(&kiosk, .shutter, at: 0)
     _ = kiosk.handle(.frame(frame(1, at: 10)))
     #expect(kiosk.handle(.stillSaved(name: "DCIM/100KIOSK/IMG_0001.JPG", at: ms(400))).contains(
-      .show(.reviewingPhoto("DCIM/100KIOSK/IMG_0001.JPG"))))
+      .show(.checkingPhoto("DCIM/100KIOSK/IMG_0001.JPG"))))
     let retake = click(&kiosk, .cancel, at: 1000)
     #expect(retake.contains(.discardStill("DCIM/100KIOSK/IMG_0001.JPG")))
     #expect(retake.contains(.show(.live(.still))))
   }
 
   @Test func reviewTimeoutMeansUsePhoto() {
-    var kiosk = kiosk(review: .seconds(5))
+    var kiosk = kiosk(photoCheck: .seconds(5))
     _ = click(&kiosk, .shutter, at: 0)
     _ = kiosk.handle(.frame(frame(1, at: 10)))
     _ = kiosk.handle(.stillSaved(name: "IMG_0001.JPG", at: ms(400)))
@@ -154,7 +154,7 @@ import Testing
   }
 
   @Test func theShutterDuringReviewIsUsePhotoNotANewPhoto() {
-    var kiosk = kiosk(review: .seconds(5))
+    var kiosk = kiosk(photoCheck: .seconds(5))
     _ = click(&kiosk, .shutter, at: 0)
     _ = kiosk.handle(.frame(frame(1, at: 10)))
     _ = kiosk.handle(.stillSaved(name: "IMG_0001.JPG", at: ms(400)))

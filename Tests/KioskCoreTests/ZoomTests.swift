@@ -50,7 +50,7 @@ import Testing
 
   @Test func zoomButtonsAndTheSocketAskTheServiceToZoom() {
     let timing = GestureTiming(debounce: .milliseconds(30), minimumPulse: .milliseconds(5), hold: .milliseconds(800))
-    var kiosk = Kiosk(settings: KioskSettings(gestures: timing, countdown: .zero, review: .zero, movieMaximum: .seconds(10)))
+    var kiosk = Kiosk(settings: KioskSettings(gestures: timing, countdown: .zero, photoCheck: .zero, movieMaximum: .seconds(10)))
     func ms(_ value: Int64) -> Instant { Instant(nanoseconds: value * 1_000_000) }
     func zooms(_ actions: [Action]) -> [ZoomChange] {
       actions.compactMap { if case .zoom(let change) = $0 { change } else { nil } }

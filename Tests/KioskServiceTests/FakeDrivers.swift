@@ -115,7 +115,7 @@ final class FakeScreen: ScreenDriver {
   func streamChanged() { journal.note("screen stream changed") }
   func displayChanged() { journal.note("screen display changed") }
   func flipDone() {}
-  func keepReview(name: String, picture: XRGBImage) { journal.note("screen review \(name)") }
+  func keepPhotoCheck(name: String, picture: XRGBImage) { journal.note("screen review \(name)") }
   var framesShown: Int { frames.count }
   var expectsFrames: Bool { true }
 }

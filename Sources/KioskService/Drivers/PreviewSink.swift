@@ -9,7 +9,7 @@ import MediaFiles
 import Scaling
 
 /// What the screen shows: the live picture from the camera's ring under the overlay, full-screen messages,
-/// and the photo just taken; review mode's screens are the roll player's, to which it hands them.
+/// and the photo just taken (its check: use photo or retake); review mode's screens are the roll player's, to which it hands them.
 final class PreviewSink: ScreenDriver {
   private let config: Config
   private let display: DisplaySession
@@ -24,8 +24,8 @@ final class PreviewSink: ScreenDriver {
   private var decodedScaler: LibYUVPreview?
   /// The MJPEG preview's decoder, with its planes reused frame after frame (made at the first MJPEG frame).
   private var planeDecoder: JPEGPlaneDecoder?
-  /// The last still as decoded from its file, with the scaler that fits it: shown while its review lasts.
-  private var review: (name: String, picture: XRGBImage, scaler: LibYUVPreview)?
+  /// The last still as decoded from its file, with the scaler that fits it: shown while its check lasts.
+  private var checkedPhoto: (name: String, picture: XRGBImage, scaler: LibYUVPreview)?
   /// A message that found a flip pending: it is drawn when that flip completes, never dropped like a preview frame.
   private var messageWaiting = false
   /// MJPEG frames the preview could not decode (saved stills are judged on their own).
@@ -48,7 +48,7 @@ final class PreviewSink: ScreenDriver {
   /// Screens that are the live picture (their words and digits arrive with the overlay).
   private var showsPreview: Bool {
     switch screen {
-    case .live, .countdown, .recording, .reviewingPhoto: true
+    case .live, .countdown, .recording, .checkingPhoto: true
     case .browsing, .message: false
     }
   }
@@ -70,7 +70,7 @@ final class PreviewSink: ScreenDriver {
     guard display.card != nil else {
       scaler = nil
       decodedScaler = nil
-      review = nil
+      checkedPhoto = nil
       return
     }
     fit()
@@ -98,30 +98,30 @@ final class PreviewSink: ScreenDriver {
       orientation: orientation)
   }
 
-  /// The photo as saved, for its review: fitted like the preview, upright by its Exif orientation.
-  func keepReview(name: String, picture: XRGBImage) {
+  /// The photo as saved, for its check: fitted like the preview, upright by its Exif orientation.
+  func keepPhotoCheck(name: String, picture: XRGBImage) {
     guard let scaler else { return }
     // The display's turn applies (it is how the panel is mounted), after the turn that stands the photo
     // upright (its Exif orientation, from the camera's mounting); the mirror does not: the file is not mirrored.
     let upright = (ExifOrientation(mountingRotation: config.camera.rotation) ?? .normal).uprightRotation
     let orientation = PreviewOrientation(rotation: (scaler.orientation.rotation + upright) % 360, mirror: false)
-    review = (
+    checkedPhoto = (
       name, picture,
       LibYUVPreview(sourceWidth: picture.width, sourceHeight: picture.height, target: scaler.target, orientation: orientation)
     )
   }
 
-  /// Where a picture must cover on the panel (as the source is oriented): what a photo review decodes to.
-  var reviewCover: (width: Int, height: Int)? {
+  /// Where a picture must cover on the panel (as the source is oriented): what a photo check decodes to.
+  var photoCover: (width: Int, height: Int)? {
     scaler.map { $0.orientation.turned($0.target.width, $0.target.height) }
   }
 
   /// Shows the freshest frame; while the last flip is still pending this frame is dropped from the preview only.
   func showFrame(_ frame: FrameInfo) {
     guard let scaler, let format = source.streamFormat, showsPreview, let bytes = source.bytes(of: frame) else { return }
-    if case .reviewingPhoto(let name) = screen, let review, review.name == name {
+    if case .checkingPhoto(let name) = screen, let checkedPhoto, checkedPhoto.name == name {
       // The photo as saved, not the live picture: people check what they got.
-      return present(review.picture, with: review.scaler)
+      return present(checkedPhoto.picture, with: checkedPhoto.scaler)
     }
     if format.format == .mjpeg { return showMJPEG(bytes, frame, scaler) }
     display.present { target in

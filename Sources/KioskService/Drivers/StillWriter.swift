@@ -10,7 +10,7 @@ import LinuxIO
 import MediaFiles
 
 /// Stills: the ring's frame encoded, given its EXIF and published on the roll's writer, never on the loop;
-/// the result, and the saved photo read back for its review, are posted back.
+/// the result, and the saved photo read back for its check (use photo / retake), are posted back.
 final class StillWriter: StillDriver {
   private let config: Config
   private let source: any FrameSource
@@ -19,21 +19,21 @@ final class StillWriter: StillDriver {
   private let results: Mailbox<ServiceEvent>
   private let post: (ServiceEvent) -> Void
   /// Where a photo review must cover on the panel; nil: no review to show (no display, or review is off).
-  private let reviewCover: () -> (width: Int, height: Int)?
+  private let photoCover: () -> (width: Int, height: Int)?
   private(set) var saved = 0
   private(set) var failures = 0
   private(set) var lastShutterLag: Duration?
 
   init(
     config: Config, source: any FrameSource, roll: CameraRoll?, writer: DispatchQueue, results: Mailbox<ServiceEvent>,
-    reviewCover: @escaping () -> (width: Int, height: Int)?, post: @escaping (ServiceEvent) -> Void
+    photoCover: @escaping () -> (width: Int, height: Int)?, post: @escaping (ServiceEvent) -> Void
   ) {
     self.config = config
     self.source = source
     self.roll = roll
     self.writer = writer
     self.results = results
-    self.reviewCover = reviewCover
+    self.photoCover = photoCover
     self.post = post
   }
 
@@ -56,7 +56,7 @@ final class StillWriter: StillDriver {
     let (model, quality, zoomCrop, digitalZoom) = (captured.card, config.capture.jpegQuality, captured.crop, captured.zoomFactor)
     let lag = milliseconds(frame.timestamp - pressedAt)
     let results = results
-    let cover = config.capture.review > .zero ? reviewCover() : nil
+    let cover = config.capture.photoCheck > .zero ? photoCover() : nil
     writer.async {
       do {
         let encoded = try StillPipeline.encode(still, quality: quality, crop: zoomCrop)
@@ -79,7 +79,7 @@ final class StillWriter: StillDriver {
           log("record of \(item.relativePath) not written: \(error)")
         }
         if let (width, height) = cover {
-          // Read back from the roll, so the review shows the file people will pull, not our memory of it.
+          // Read back from the roll, so the check shows the file people will pull, not our memory of it.
           do {
             let saved = try OwnedFD(opening: "\(roll.root)/\(item.relativePath)", flags: O_RDONLY).readToEnd()
             let picture = try saved.withUnsafeBytes { try JPEGDecoder.decodeXRGB($0, covering: width, height) }
