@@ -1,0 +1,82 @@
+// A movie a crash cut short, read back into a writer as of its last complete fragment.
+extension MovieWriter {
+  /// What a crash left: the writer as of the last complete fragment, and the length to cut the file to.
+  ///
+  /// `read(offset, count)` returns up to `count` bytes of the file at `offset`. Nil when the file does not
+  /// even hold its header (nothing recorded: there is nothing to keep).
+  public static func recover(length: UInt64, read: (UInt64, Int) -> [UInt8]) -> MovieWriter? {
+    func header(at offset: UInt64) -> (size: UInt64, type: String)? {
+      guard offset + 8 <= length else { return nil }
+      var reader = BoxReader(read(offset, 8))
+      guard let size = reader.u32(), let type = reader.fourCC(), size >= 8, offset + UInt64(size) <= length else {
+        return nil
+      }
+      return (UInt64(size), type)
+    }
+    guard let ftyp = header(at: 0), ftyp.type == "ftyp", let movie = header(at: ftyp.size),
+      movie.type == "moov" || movie.type == "free", movie.size < 1 << 24
+    else { return nil }
+    let movieBytes = read(ftyp.size, Int(movie.size))
+    guard let size = dimensions(movieBytes) else { return nil }
+    var writer = MovieWriter(width: size.width, height: size.height, created: creationTime(movieBytes) ?? 0)
+    writer.headerOffset = ftyp.size
+    var offset = ftyp.size + movie.size
+    writer.length = offset
+    // A fragment is a moof (or a moof already retyped free by an interrupted finish) and its whole mdat.
+    while let box = header(at: offset), box.type == "moof" || box.type == "free", box.size < 1 << 24,
+      let data = header(at: offset + box.size), data.type == "mdat",
+      let fragment = parseFragment(read(offset, Int(box.size)), at: offset, mdat: (offset + box.size, data.size))
+    {
+      writer.fragments.append(fragment)
+      offset += box.size + data.size
+      writer.length = offset
+    }
+    writer.decodeTime = writer.ticksWritten
+    return writer
+  }
+
+  /// The creation time in the movie header of a moov (or of a moov retyped free).
+  static func creationTime(_ movie: [UInt8]) -> UInt32? {
+    for mvhd in BoxReader.children(of: movie, in: 8..<movie.count) where mvhd.type == "mvhd" {
+      var reader = BoxReader(movie, at: mvhd.content.lowerBound + 4)  // after version and flags
+      return reader.u32()
+    }
+    return nil
+  }
+
+  /// Width and height from the track header of a moov (or of a moov retyped free).
+  static func dimensions(_ movie: [UInt8]) -> (width: Int, height: Int)? {
+    for trak in BoxReader.children(of: movie, in: 8..<movie.count) where trak.type == "trak" {
+      for tkhd in BoxReader.children(of: movie, in: trak.content) where tkhd.type == "tkhd" {
+        // Version 0: flags, two times, track ID, reserved, duration, 8 reserved, 4 shorts, matrix.
+        var reader = BoxReader(movie, at: tkhd.content.lowerBound + 4 + 20 + 8 + 8 + 36)
+        guard let width = reader.u32(), let height = reader.u32() else { return nil }
+        return (Int(width >> 16), Int(height >> 16))
+      }
+    }
+    return nil
+  }
+
+  static func parseFragment(_ moof: [UInt8], at offset: UInt64, mdat: (offset: UInt64, size: UInt64)) -> Fragment? {
+    for traf in BoxReader.children(of: moof, in: 8..<moof.count) where traf.type == "traf" {
+      for trun in BoxReader.children(of: moof, in: traf.content) where trun.type == "trun" {
+        var reader = BoxReader(moof, at: trun.content.lowerBound)
+        guard let flags = reader.u32(), flags & 0xFF_FFFF == 0x000301, let count = reader.u32(),
+          let dataOffset = reader.u32()
+        else { return nil }
+        var sizes: [UInt32] = []
+        var durations: [UInt32] = []
+        for _ in 0..<count {
+          guard let duration = reader.u32(), let size = reader.u32() else { return nil }
+          durations.append(duration)
+          sizes.append(size)
+        }
+        let first = offset + UInt64(dataOffset)
+        // The samples must be exactly the mdat's payload, or this is not one of our fragments.
+        guard first == mdat.offset + 8, sizes.reduce(UInt64(0), { $0 + UInt64($1) }) == mdat.size - 8 else { return nil }
+        return Fragment(moofOffset: offset, firstSampleOffset: first, sizes: sizes, durations: durations)
+      }
+    }
+    return nil
+  }
+}
