@@ -51,13 +51,8 @@ final class Dispatcher {
 
   private func handle(_ event: ServiceEvent) {
     switch event {
-    case .kiosk(.edge(.shutter, .pressed, let time)):
-      // A press checks the storage first, at the press's own time, so that it is refused before the disk
-      // fills, not after; and the edges queued behind the press are not overtaken by the check's clock.
-      for storageEvent in drivers.storage.check(at: time) { process(storageEvent) }
-      process(.edge(.shutter, .pressed, at: time))
     case .kiosk(let kioskEvent):
-      handleAfterEdges(kioskEvent)
+      if case .edge = kioskEvent { handleEdge(kioskEvent) } else { handleAfterEdges(kioskEvent) }
     case .capability(let result):
       for change in capabilities.update(result) { log(change.description) }
       handleAfterEdges(.available(availableModes, at: clock()))
@@ -118,8 +113,18 @@ final class Dispatcher {
   /// Any event but an edge carries the clock: the edges the kernel already has come first, in their own
   /// order, so that the clock never overtakes them.
   private func handleAfterEdges(_ event: Event) {
-    for edge in drivers.panel.readPending() { process(edge) }
+    for edge in drivers.panel.readPending() { handleEdge(edge) }
     process(event)
+  }
+
+  /// An edge, whether the loop read it or it was handed over before another event. A press checks the
+  /// storage first, at the press's own time, so that it is refused before the disk fills, not after; and
+  /// the edges queued behind the press are not overtaken by the check's clock.
+  private func handleEdge(_ edge: Event) {
+    if case .edge(.shutter, .pressed, let time) = edge {
+      for storageEvent in drivers.storage.check(at: time) { process(storageEvent) }
+    }
+    process(edge)
   }
 
   /// The storage check a timer or a save asks for: its events join the queue.

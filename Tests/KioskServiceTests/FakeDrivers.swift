@@ -59,6 +59,7 @@ final class Rig {
       movie: movie, storage: storage, control: control, supervisor: FakeSupervisor(journal))
     dispatcher.statusReport = { json in json ? "{}" : "status" }
     clockBox = { [unowned self] in clock }
+    storage.clock = { [unowned self] in clock }
     post(.kiosk(.available(dispatcher.availableModes, at: clock)))
   }
 
@@ -195,13 +196,15 @@ final class FakeMovie: MovieDriver {
 
 final class FakeStorage: StorageDriver {
   let journal: Journal
+  /// The rig's clock: a timed check is stamped with it, as the real one is with now().
+  var clock: () -> Instant = { Instant(nanoseconds: 0) }
   var full = false
   var present = true
   var checks: [Instant?] = []
   init(_ journal: Journal) { self.journal = journal }
   func check(at press: Instant?) -> [Event] {
     checks.append(press)
-    let time = press ?? Instant(nanoseconds: 0)
+    let time = press ?? clock()
     return [
       .rollStorage(available: present, detail: "fake", at: time),
       .storage(full: full, detail: full ? "0 MiB free" : "plenty", at: time),
