@@ -62,10 +62,13 @@ struct MovieHandOverTests {
     let seen = Mutex<(submitted: Int, duringStall: Bool, dropped: Int, failure: String?)>((0, false, 0, nil))
     Thread.detachNewThread {
       var index = 0
+      // Each frame written before the next (the queue never fills, however slowly the encoders get a
+      // thread while other tests run), until one completes a fragment and the writer stalls in its fsync.
       while !file.isStalled, index < 50 {
         recorder.submit(frame, timestamp: Int64(index) * 100_000_000, sequence: UInt32(index))
         index += 1
-        usleep(10_000)
+        let deadline = DispatchTime.now() + .seconds(60)
+        while recorder.pending > 0, !file.isStalled, DispatchTime.now() < deadline { usleep(1000) }
       }
       let stalled = file.isStalled
       for _ in 0..<2 {
