@@ -12,8 +12,6 @@ struct CapturedFrame {
   /// The digital zoom's cut at this moment, and its factor in hundredths.
   let crop: PixelRect?
   let zoomFactor: Int
-  let card: String
-  let controls: (exposure100Microseconds: Int?, gain: Int?)
 }
 
 /// Where stills, movies and the preview read frames from: the camera session's ring and its format.
@@ -23,6 +21,8 @@ protocol FrameSource: AnyObject {
   var zoom: Zoom { get }
   func bytes(of frame: FrameInfo) -> [UInt8]?
   func captured(_ frame: FrameInfo) -> CapturedFrame?
+  /// The camera's name and its exposure and gain now, for a still's EXIF and record (ioctls: not per frame).
+  func stillFacts() -> (card: String, controls: (exposure100Microseconds: Int?, gain: Int?))?
   /// The last frame before `instant` and the first at or after it, as far as the ring reaches.
   func neighbours(of instant: Instant) -> (before: FrameInfo?, after: FrameInfo?)
 }
@@ -148,8 +148,11 @@ final class CameraSession: CameraDriver, FrameSource {
       still: StillFrame(
         format: format.format, width: format.width, height: format.height, bytesPerLine: format.bytesPerLine,
         range: format.range, bytes: entry.bytes),
-      crop: zoom.pixelCrop(width: format.width, height: format.height), zoomFactor: zoom.factor, card: camera.card,
-      controls: camera.exposureAndGain())
+      crop: zoom.pixelCrop(width: format.width, height: format.height), zoomFactor: zoom.factor)
+  }
+
+  func stillFacts() -> (card: String, controls: (exposure100Microseconds: Int?, gain: Int?))? {
+    camera.map { ($0.card, $0.exposureAndGain()) }
   }
 
   func neighbours(of instant: Instant) -> (before: FrameInfo?, after: FrameInfo?) { ring.neighbours(of: instant) }

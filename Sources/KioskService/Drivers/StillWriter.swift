@@ -38,7 +38,7 @@ final class StillWriter: StillDriver {
   }
 
   func save(_ frame: FrameInfo, pressedAt: Instant) {
-    guard let roll, let captured = source.captured(frame) else {
+    guard let roll, let captured = source.captured(frame), let facts = source.stillFacts() else {
       post(.stillFailed("frame \(frame.sequence) no longer in the ring"))
       return
     }
@@ -49,11 +49,11 @@ final class StillWriter: StillDriver {
     }
     log("press at \(pressedAt): frame before \(offset(before)), frame after \(offset(after)); saving \(frame.sequence)")
     let still = captured.still
-    let controls = captured.controls
+    let controls = facts.controls
     let capturedAt = WallClock.dateTime(atMonotonic: frame.timestamp)
     let uniqueID = WallClock.uniqueID()
     let orientation = ExifOrientation(mountingRotation: config.camera.rotation) ?? .normal
-    let (model, quality, zoomCrop, digitalZoom) = (captured.card, config.capture.jpegQuality, captured.crop, captured.zoomFactor)
+    let (model, quality, zoomCrop, digitalZoom) = (facts.card, config.capture.jpegQuality, captured.crop, captured.zoomFactor)
     let lag = milliseconds(frame.timestamp - pressedAt)
     let results = results
     let cover = config.capture.photoCheck > .zero ? photoCover() : nil
