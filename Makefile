@@ -65,7 +65,7 @@ board-lint: deps
 test: deps board-lint release
 	swift build --build-tests
 	$(BOARD) start
-	@set -o pipefail; KIOSKCAM_BINARY=$(KIOSKCAM) swift test --skip-build 2>&1 | tee $(BOARD_DIR)/test.log; \
+	@set -o pipefail; KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_BINARY=$(KIOSKCAM) swift test --skip-build 2>&1 | tee $(BOARD_DIR)/test.log; \
 	status=$$?; $(BOARD) stop; exit $$status
 
 ## unit-test: the tiers that need no board (device tests skip themselves).

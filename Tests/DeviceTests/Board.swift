@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The virtual board seen from the host, through `board/virtual/board`: the same commands a person uses.
 struct Board {
   static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -13,10 +17,22 @@ struct Board {
   static let binary =
     ProcessInfo.processInfo.environment["KIOSKCAM_BINARY"] ?? "\(repository)/.build/release/kioskcam"
 
-  static let isUp: Bool = {
-    guard stateDirectory != nil, FileManager.default.isExecutableFile(atPath: binary) else { return false }
-    return (try? host([cli, "status"]).status) == 0
+  static let isUp: Bool = whyNotUp == nil
+
+  /// Why the device tests cannot run here, or nil when they can.
+  static let whyNotUp: String? = {
+    guard let stateDirectory else { return "KIOSKCAM_BOARD_DIR is not set (make test sets it)" }
+    guard FileManager.default.isExecutableFile(atPath: binary) else { return "\(binary) is not an executable file" }
+    do {
+      let status = try host([cli, "status"], timeout: 60)
+      return status.status == 0 ? nil : "board status in \(stateDirectory) exited \(status.status): \(status.stdout)\(status.stderr)"
+    } catch {
+      return "board status: \(error)"
+    }
   }()
+
+  /// `make test` started the board for the device tests: then a board that is not up is a failure, not a skip.
+  static let required = ProcessInfo.processInfo.environment["KIOSKCAM_DEVICE_TESTS"] == "required"
 
   struct Output {
     let status: Int32
@@ -24,7 +40,8 @@ struct Board {
     let stderr: String
   }
 
-  /// Runs a program on the host and waits for it.
+  /// Runs a program on the host and waits for it, at most `timeout` seconds: then it is killed (TERM, and
+  /// KILL a second later) and the call throws, so a hung tool fails its test instead of the whole run.
   @discardableResult
   static func host(_ arguments: [String], timeout: TimeInterval = 300) throws -> Output {
     let process = Process()
@@ -34,14 +51,39 @@ struct Board {
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
     try process.run()
-    // Read before waiting: a full pipe would block the child forever.
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Output(
-      status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-      stderr: String(decoding: stderr, as: UTF8.self))
+    // Read while it runs, on threads of their own: a full pipe would block the child forever.
+    let output = Captured()
+    let readers = DispatchGroup()
+    let keepers: [(Pipe, @Sendable (Data) -> Void)] = [(out, { output.set(stdout: $0) }), (err, { output.set(stderr: $0) })]
+    for (pipe, keep) in keepers {
+      readers.enter()
+      Thread.detachNewThread {
+        keep(pipe.fileHandleForReading.readDataToEndOfFile())
+        readers.leave()
+      }
+    }
+    guard exited.wait(timeout: .now() + timeout) == .success else {
+      process.terminate()
+      if exited.wait(timeout: .now() + 1) == .timedOut { Glibc.kill(process.processIdentifier, SIGKILL) }
+      _ = readers.wait(timeout: .now() + 5)
+      throw BoardFailure("\(arguments.joined(separator: " ").prefix(200)): still running after \(Int(timeout)) s, killed")
+    }
+    _ = readers.wait(timeout: .now() + 30)
+    return Output(status: process.terminationStatus, stdout: output.stdout, stderr: output.stderr)
+  }
+
+  /// A child's output, filled in by its two reader threads.
+  private final class Captured: @unchecked Sendable {
+    private let lock = NSLock()
+    private var out = Data()
+    private var err = Data()
+    func set(stdout data: Data) { lock.withLock { out = data } }
+    func set(stderr data: Data) { lock.withLock { err = data } }
+    var stdout: String { lock.withLock { String(decoding: out, as: UTF8.self) } }
+    var stderr: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
   }
 
   /// Runs a shell command in the guest as root.
