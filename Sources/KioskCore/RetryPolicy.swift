@@ -35,6 +35,8 @@ public enum Intervals {
   /// second and must stop at the reserve with room left to finish the file.
   public static let storageCheck = Duration.seconds(5)
   public static let storageCheckRecording = Duration.seconds(1)
+  /// The roll listed again for review mode: items copied in or deleted over SSH reach it too.
+  public static let rollListing = Duration.seconds(5)
   /// The display's connector status (one cheap ioctl; bochs-drm sends no hot-plug uevent).
   public static let connectorCheck = Duration.seconds(1)
   /// The display is opened afresh this often while it is gone (opening probes, which reads EDID).

@@ -163,8 +163,10 @@ final class Dispatcher {
           continue
         }
         drivers.camera.zoom(change)
+      case .reply(let client, .status(let json)):
+        drivers.control.reply(to: client, statusReport(json))
       case .reply(let client, let reply):
-        drivers.control.reply(to: client, reply.line ?? statusReport(reply == .status(json: true)))
+        drivers.control.reply(to: client, reply.line ?? "")
       }
     }
   }

@@ -70,9 +70,9 @@ final class RollPlayer: RollPlayerDriver {
     // Items copied in or deleted over SSH reach review mode too.
     listTimer = try LoopTimer(loop: loop) { [unowned self] in
       relist()
-      try? listTimer?.arm(after: Intervals.storageCheck.timerNanoseconds)
+      try? listTimer?.arm(after: Intervals.rollListing.timerNanoseconds)
     }
-    try listTimer?.arm(after: Intervals.storageCheck.timerNanoseconds)
+    try listTimer?.arm(after: Intervals.rollListing.timerNanoseconds)
   }
 
   // MARK: The listing
