@@ -54,14 +54,14 @@ public enum StillPipeline {
     case .yuyv:
       guard frame.bytes.count >= frame.bytesPerLine * frame.height else { throw StillError(description: "short YUYV frame") }
       return frame.bytes.withUnsafeBytes {
-        PlanarYUV422(yuyv: $0, width: frame.width, height: frame.height, stride: frame.bytesPerLine, range: frame.range)
+        PackedPlanes.yuyv($0, width: frame.width, height: frame.height, stride: frame.bytesPerLine, range: frame.range)
       }
     case .nv12:
       guard frame.bytes.count >= frame.bytesPerLine * (frame.height + (frame.height + 1) / 2) else {
         throw StillError(description: "short NV12 frame")
       }
       return frame.bytes.withUnsafeBytes {
-        PlanarYCbCr(nv12: $0, width: frame.width, height: frame.height, stride: frame.bytesPerLine, range: frame.range)
+        PackedPlanes.nv12($0, width: frame.width, height: frame.height, stride: frame.bytesPerLine, range: frame.range)
       }
     case .mjpeg:
       do {

@@ -7,6 +7,16 @@ public struct PlanarYUV422: Sendable {
   public var cr: [UInt8]
   public var chromaWidth: Int { (width + 1) / 2 }
 
+  /// Planes already split (libyuv's YUY2ToI422 in the Scaling adapter) and in full range.
+  public init(width: Int, height: Int, luma: [UInt8], cb: [UInt8], cr: [UInt8]) {
+    precondition(luma.count >= width * height && cb.count >= (width + 1) / 2 * height && cr.count >= cb.count)
+    self.width = width
+    self.height = height
+    self.luma = luma
+    self.cb = cb
+    self.cr = cr
+  }
+
   /// Splits a packed YUYV frame (`stride` bytes a row) into full-range planes, as JPEG (JFIF) defines them.
   ///
   /// Cameras send limited range (Y 16-235, Cb/Cr 16-240) unless they say otherwise; passed to the encoder
