@@ -44,12 +44,14 @@ let package = Package(
     .target(
       name: "Capture",
       dependencies: ["KioskCore", "Imaging", "MediaFiles", "LinuxIO", "JPEGCodec", "CameraRoll", "Scaling"]),
+    // The preview drawn off the loop: frames handed to workers (newest wins), decoded and drawn in parallel.
+    .target(name: "Preview", dependencies: ["KioskCore", "Imaging", "JPEGCodec", "Scaling"]),
     // Wiring: the loop, the dispatcher's queue, and one driver per concern carrying out what the core decides.
     .target(
       name: "KioskService",
       dependencies: [
         "KioskCore", "Imaging", "MediaFiles", "LinuxIO", "Camera", "Buttons", "Display", "JPEGCodec", "CameraRoll",
-        "FontFile", "Scaling", "Capture",
+        "FontFile", "Scaling", "Capture", "Preview",
       ]
     ),
     .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),
@@ -57,6 +59,7 @@ let package = Package(
     .executableTarget(
       name: "kioskcam-bench", dependencies: [
         "Capture", "KioskCore", "Imaging", "JPEGCodec", "MediaFiles", "LinuxIO", "CameraRoll", "CYUV", "Scaling",
+        "Preview",
       ]),
 
     .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
@@ -67,7 +70,10 @@ let package = Package(
     .testTarget(
       name: "MediaFilesTests", dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "Capture", "Camera", "KioskCore", "CameraRoll", "LinuxIO"]),
     // The service's wiring with fake drivers: events in, actions to drivers, posted events handled in order.
-    .testTarget(name: "KioskServiceTests", dependencies: ["KioskService", "KioskCore", "Capture", "CameraRoll", "Imaging"]),
+    .testTarget(
+      name: "KioskServiceTests", dependencies: ["KioskService", "KioskCore", "Capture", "CameraRoll", "Imaging", "Preview"]),
+    // The preview's hand-over and workers: newest wins, never out of order, never a wait on the loop.
+    .testTarget(name: "PreviewTests", dependencies: ["Preview", "Imaging", "JPEGCodec", "KioskCore", "Scaling"]),
     .testTarget(name: "CameraRollTests", dependencies: ["CameraRoll", "KioskCore", "LinuxIO"]),
     // The sd_notify sender against a datagram socket of the test's own, as systemd's would be.
     .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "KioskCore"]),

@@ -2,20 +2,15 @@
   import Glibc
 #endif
 import CDRM
+import Imaging
 import LinuxIO
 
-/// A buffer being drawn: XRGB8888, `stride` bytes a row.
-public struct DrawTarget {
-  public let pixels: UnsafeMutableRawBufferPointer
-  public let width: Int
-  public let height: Int
-  public let stride: Int
-}
-
-/// A KMS output: one connector, one CRTC, one mode, two dumb buffers flipped on page-flip events.
+/// A KMS output: one connector, one CRTC, one mode, and dumb buffers flipped on page-flip events: two at
+/// least, and more (as many as asked and the card's memory holds) so that pictures can be drawn off the loop
+/// while one buffer is on screen and another waits for the vblank.
 ///
-/// The loop watches `descriptor`; `handleEvents()` completes flips. `present` never blocks: while a flip
-/// is pending it refuses, and the caller drops that preview frame (the next, fresher one will be shown).
+/// The loop watches `descriptor`; `handleEvents()` completes flips. Neither `present` nor `flip` blocks:
+/// while a flip is pending they refuse, and the caller drops that picture or keeps it for the next flip.
 public final class KMSDisplay {
   public let path: String
   public let connectorName: String
@@ -26,13 +21,14 @@ public final class KMSDisplay {
   private let crtcID: UInt32
   private var mode: drmModeModeInfo
   private let savedCRTC: UnsafeMutablePointer<drmModeCrtc>?
-  private var buffers: [DumbBuffer] = []
-  private var front = 0
-  public private(set) var flipPending = false
+  /// Lent to whoever draws, from any thread.
+  public let buffers: DisplayBuffers
   public private(set) var flipsCompleted = 0
+  /// The buffer the last completed flip put on screen, and the vblank's time (CLOCK_MONOTONIC nanoseconds).
+  public private(set) var lastFlip: (index: Int, nanoseconds: Int64)?
 
   /// Opens `path` (or, for `auto`, the first card with a connected connector) and sets its preferred mode.
-  public init(device: String) throws(DisplayError) {
+  public init(device: String, buffers wanted: Int = 2) throws(DisplayError) {
     let path: String
     if device == "auto" {
       guard let found = DisplayProbe.firstConnected() else {
@@ -58,10 +54,16 @@ public final class KMSDisplay {
     height = Int(mode.vdisplay)
     savedCRTC = drmModeGetCrtc(card.fd.raw, crtc)
 
-    for _ in 0..<2 { buffers.append(try DumbBuffer(card: card, width: width, height: height)) }
-    for buffer in buffers { buffer.pixels.initializeMemory(as: UInt8.self, repeating: 0) }
+    var made: [DumbBuffer] = []
+    for _ in 0..<2 { made.append(try DumbBuffer(card: card, width: width, height: height)) }
+    // Buffers beyond two only let more pictures be drawn at once: a card short of memory for them still works.
+    while made.count < wanted, let extra = try? DumbBuffer(card: card, width: width, height: height) {
+      made.append(extra)
+    }
+    for buffer in made { buffer.pixels.initializeMemory(as: UInt8.self, repeating: 0) }
+    buffers = DisplayBuffers(made, width: width, height: height)
     var connectorIDs = [connectorID]
-    let status = drmModeSetCrtc(card.fd.raw, crtcID, buffers[0].framebuffer, 0, 0, &connectorIDs, 1, &self.mode)
+    let status = drmModeSetCrtc(card.fd.raw, crtcID, made[0].framebuffer, 0, 0, &connectorIDs, 1, &self.mode)
     if status != 0 {
       let error = Errno(-status == 0 ? errno : -status)
       if error == .accessDenied || error == .permissionDenied {
@@ -85,29 +87,49 @@ public final class KMSDisplay {
     PlaneProbe.probe(card, connector: connectorID, crtc: crtcID, mode: mode, sourceWidth: sourceWidth, sourceHeight: sourceHeight)
   }
 
-  /// Draws into the back buffer and queues a flip to it; false (nothing drawn) while a flip is pending.
+  public var flipPending: Bool { buffers.pool.flipQueued }
+
+  /// Queues a flip to a lent buffer; false (still lent) while another flip is pending.
+  public func flip(_ lent: DisplayBuffer) throws(DisplayError) -> Bool {
+    precondition(buffers.owns(lent), "a flip to another display's buffer")
+    guard buffers.pool.queue(lent.index) else { return false }
+    let status = drmModePageFlip(
+      card.fd.raw, crtcID, lent.buffer.framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT),
+      Unmanaged.passUnretained(self).toOpaque())
+    guard status == 0 else {
+      buffers.pool.unqueue(lent.index)
+      throw .io(SystemCallError("\(path): drmModePageFlip", Errno(-status == 0 ? errno : -status)))
+    }
+    return true
+  }
+
+  /// Draws into a free buffer and queues a flip to it; false (nothing drawn) while a flip is pending or
+  /// every other buffer is lent.
   @discardableResult
   public func present(_ draw: (DrawTarget) -> Void) throws(DisplayError) -> Bool {
-    guard !flipPending else { return false }
-    let back = buffers[1 - front]
-    draw(DrawTarget(pixels: back.pixels, width: width, height: height, stride: back.stride))
-    let status = drmModePageFlip(
-      card.fd.raw, crtcID, back.framebuffer, UInt32(DRM_MODE_PAGE_FLIP_EVENT), Unmanaged.passUnretained(self).toOpaque())
-    guard status == 0 else { throw .io(SystemCallError("\(path): drmModePageFlip", Errno(-status == 0 ? errno : -status))) }
-    flipPending = true
-    return true
+    guard !flipPending, let lent = buffers.lend() else { return false }
+    draw(lent.target)
+    do {
+      if try flip(lent) { return true }
+    } catch {
+      lent.giveBack()
+      throw error
+    }
+    lent.giveBack()
+    return false
   }
 
   /// Reads the card's events (call when its descriptor is readable); a completed flip frees the back buffer.
   public func handleEvents() {
     var context = drmEventContext()
     context.version = 2
-    context.page_flip_handler = { _, _, _, _, userData in
+    context.page_flip_handler = { _, _, seconds, microseconds, userData in
       guard let userData else { return }
       let display = Unmanaged<KMSDisplay>.fromOpaque(userData).takeUnretainedValue()
-      display.flipPending = false
-      display.front = 1 - display.front
+      guard let shown = display.buffers.pool.flipped() else { return }
       display.flipsCompleted += 1
+      // DRM stamps page-flip events on CLOCK_MONOTONIC (DRM_CAP_TIMESTAMP_MONOTONIC), V4L2's clock too.
+      display.lastFlip = (shown, Int64(seconds) * 1_000_000_000 + Int64(microseconds) * 1000)
     }
     _ = drmHandleEvent(card.fd.raw, &context)
   }

@@ -46,6 +46,12 @@ public struct Config: Sendable, Equatable {
     public var mirror = false
     /// The PSF2 console font the overlay's words are drawn in (gzipped or not), read at start.
     public var font = "/usr/share/consolefonts/Lat15-TerminusBold32x16.psf.gz"
+    /// Threads that decode and draw the preview off the loop; nil: `previewWorkers(cores:)`.
+    public var previewWorkers: Int? = nil
+
+    /// All the cores but the loop's when there are more than two; on one or two cores, one worker a core
+    /// (the loop's own share of a frame is a small fraction of a decode, `make bench`).
+    public func previewWorkers(cores: Int) -> Int { previewWorkers ?? (cores > 2 ? cores - 1 : max(1, cores)) }
   }
   public struct Buttons: Sendable, Equatable {
     /// `auto` (the first chip that has the configured lines), a chip name, path or label.

@@ -77,6 +77,17 @@ extension Config {
       "rotation": { config, value in setQuarterTurn(&config.display.rotation, value) },
       "mirror": { config, value in setBoolean(&config.display.mirror, value) },
       "font": { config, value in setPath(&config.display.font, value, keywords: []) },
+      "preview-workers": { config, value in
+        guard value != "auto" else {
+          config.display.previewWorkers = nil
+          return nil
+        }
+        guard let workers = Int(value), (1...16).contains(workers) else {
+          return "expected auto or a number of threads from 1 to 16, got \(value.quotedForMessage)"
+        }
+        config.display.previewWorkers = workers
+        return nil
+      },
     ],
     "buttons": [
       "chip": { config, value in

@@ -1,6 +1,7 @@
 import Capture
 import KioskCore
 import LinuxIO
+import Preview
 
 /// The one way into the core. Events queue up and are handled one at a time, in the order they were posted;
 /// each goes to the kiosk (a probe first to the gate), and every action the kiosk returns goes to exactly
@@ -70,6 +71,8 @@ final class Dispatcher {
     case .flipDone:
       drivers.screen.flipDone()
       drivers.player.flipDone()
+    case .previewDrawn(let outcome):
+      drivers.screen.drawn(outcome)
     case .nodeAppeared(let directory, let name):
       if directory == "/dev/dri", name.hasPrefix("card") {
         drivers.display.nodeAppeared(name: name)

@@ -3,6 +3,7 @@ import Capture
 import Imaging
 import JPEGCodec
 import KioskCore
+import Preview
 
 // The drivers as the dispatcher sees them: each carries out one kind of action and posts what happens.
 // Small protocols, so that the wiring (event, actions, drivers, events) is tested with fakes as well as on
@@ -25,6 +26,8 @@ protocol ScreenDriver: AnyObject {
   func streamChanged()
   func displayChanged()
   func flipDone()
+  /// A worker's preview picture, drawn or not.
+  func drawn(_ outcome: PreviewPipeline.Outcome)
   func keepPhotoCheck(name: String, picture: XRGBImage)
   /// Frames that reached the display, and whether the screen wants the live picture now: the watchdog's rule.
   var framesShown: Int { get }

@@ -38,6 +38,12 @@ public final class KioskService {
   public func run() throws(ServiceError) {
     let parts: Parts
     do {
+      // Before any driver starts a thread (the preview's workers): threads inherit the blocked mask, and a
+      // thread without it would take SIGTERM's default action and end the process without finishing a movie.
+      signals = try SignalWatcher(loop: loop, signals: [SIGINT, SIGTERM]) { [loop] signal in
+        log("signal \(signal): stopping")
+        loop.stop()
+      }
       parts = try build()
       try start(parts)
       try loop.run()
@@ -48,7 +54,8 @@ public final class KioskService {
     parts.movie.finishAtExit()
     parts.camera.stop()
     writer.sync {}
-    // The memory budget is a target of the preview's design (two dumb buffers, a four-frame ring): say it.
+    // The memory budget is a target of the preview's design (a dumb buffer per worker and three more, a
+    // four-frame ring): say it.
     var usage = rusage()
     if getrusage(RUSAGE_SELF.rawValue, &usage) == 0 { log("peak resident memory: \(usage.ru_maxrss / 1024) MiB") }
   }
@@ -66,6 +73,7 @@ public final class KioskService {
     let control: ControlServer
     let supervisor: Supervisor?
     let roll: CameraRoll?
+    let loopCPU: LoopCPU
   }
 
   private func build() throws(SystemCallError) -> Parts {
@@ -74,12 +82,13 @@ public final class KioskService {
     let dispatcher = try makeDispatcher(startup)
     let post = Self.poster(dispatcher)
     let gate = startup.capabilities.gate
+    let loopCPU = LoopCPU()
     let camera = try CameraSession(
       config: config, opened: startup.camera, path: startup.cameraPath,
-      movieCameraWanted: gate.role(of: .movieCamera) != .unused, loop: loop, post: post)
+      movieCameraWanted: gate.role(of: .movieCamera) != .unused, loopCPU: loopCPU, loop: loop, post: post)
     let display = DisplaySession(
       config: config, card: startup.display, overlay: startup.overlay, wanted: gate.role(of: .display) != .unused,
-      loop: loop, post: post)
+      buffers: PreviewSink.displayBuffers(for: config), loop: loop, post: post)
     let player = try RollPlayer(
       config: config, display: display, roll: startup.roll, writer: writer, results: results, loop: loop, post: post)
     let panel = ButtonPanel(
@@ -87,8 +96,8 @@ public final class KioskService {
     let movie = MovieSink(config: config, source: camera, roll: startup.roll, results: results, post: post)
     let storage = try StorageMonitor(config: config, roll: startup.roll, loop: loop, post: post)
     let preview = PreviewSink(
-      config: config, display: display, source: camera, browsing: player,
-      overlayContent: Self.overlayContent(dispatcher, panel, storage, movie, camera))
+      config: config, display: display, source: camera, browsing: player, workers: PreviewSink.workers(for: config),
+      results: results, loopCPU: loopCPU, overlayContent: Self.overlayContent(dispatcher, panel, storage, movie, camera))
     let stills = StillWriter(
       config: config, source: camera, roll: startup.roll, writer: writer, results: results,
       photoCover: Self.photoCover(preview), post: post)
@@ -99,7 +108,7 @@ public final class KioskService {
       storage: storage, control: control, supervisor: supervisor ?? NoSupervisor())
     let parts = Parts(
       camera: camera, display: display, preview: preview, player: player, panel: panel, stills: stills, movie: movie,
-      storage: storage, control: control, supervisor: supervisor, roll: startup.roll)
+      storage: storage, control: control, supervisor: supervisor, roll: startup.roll, loopCPU: loopCPU)
     dispatcher.statusReport = Self.statusReport(dispatcher, parts)
     return parts
   }
@@ -145,16 +154,12 @@ public final class KioskService {
 
   private static func statusReport(_ dispatcher: Dispatcher, _ parts: Parts) -> (Bool) -> String {
     { [unowned dispatcher] json in
-      let status = ServiceStatus(dispatcher: dispatcher, parts.camera, parts.display, parts.preview, parts.stills, parts.movie)
+      let status = ServiceStatus(dispatcher: dispatcher, parts.camera, parts.display, parts.preview, parts.stills, parts.movie, parts.loopCPU)
       return json ? status.json : status.text
     }
   }
 
   private func start(_ parts: Parts) throws(SystemCallError) {
-    signals = try SignalWatcher(loop: loop, signals: [SIGINT, SIGTERM]) { [loop] signal in
-      log("signal \(signal): stopping")
-      loop.stop()
-    }
     try results.attach(to: loop) { [unowned self] event in dispatcher.post(event) }
     deviceWatch = try DirectoryWatch(loop: loop, directories: ["/dev", "/dev/v4l/by-id", "/dev/dri"]) {
       [unowned self] directory, name in

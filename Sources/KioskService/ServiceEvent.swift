@@ -3,6 +3,7 @@ import CameraRoll
 import Imaging
 import JPEGCodec
 import KioskCore
+import Preview
 
 /// What drivers post: the kiosk's own events, and what only the service's wiring needs to hear (a frame
 /// for the preview, a probe for the gate, a worker's result). Handled one at a time, in the order posted.
@@ -21,6 +22,8 @@ enum ServiceEvent: Sendable {
   case displayChanged
   /// A page flip completed.
   case flipDone
+  /// A preview picture a worker drew (or could not).
+  case previewDrawn(PreviewPipeline.Outcome)
   /// A device node appeared in one of the watched folders (/dev, /dev/v4l/by-id, /dev/dri).
   case nodeAppeared(directory: String, name: String)
   /// From the still writer.

@@ -15,6 +15,15 @@ struct ServiceStatus: Codable, Sendable, Equatable {
   let previewFramesShown: Int
   /// MJPEG frames the preview could not decode (the stills from them are judged on their own).
   let previewDecodeFailures: Int
+  /// Frames handed to the preview's workers and never shown: a newer one replaced them, or no buffer was free.
+  let previewFramesSkipped: Int
+  let previewWorkers: Int
+  /// From a frame's V4L2 timestamp to the vblank of the flip that showed it, over the last 512 shown.
+  let previewLatencyMedianMilliseconds: Double?
+  let previewLatencyP99Milliseconds: Double?
+  /// The loop thread's own CPU time per camera frame (dequeue, copy, hand-over, flip), over the last 512.
+  let loopCPUPerFrameMedianMilliseconds: Double?
+  let loopCPUPerFrameP99Milliseconds: Double?
   let stillsSaved: Int
   let moviesSaved: Int
   /// A movie is being recorded now.
@@ -43,13 +52,16 @@ struct ServiceStatus: Codable, Sendable, Equatable {
     return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
   }
 
+  private func milliseconds(_ value: Double?) -> String { value.map { "\($0) ms" } ?? "-" }
+
   var text: String {
     """
     mode: \(mode) (available: \(availableModes.joined(separator: ", ")))
     screen: \(screen)
     camera: \(camera ?? "none")\(cameraAvailable ? "" : " (not available)")
     display: \(display ?? "none")
-    frames: \(framesReceived) received, \(framesDamaged) damaged, \(framesMissing) missing, \(previewFramesShown) shown
+    frames: \(framesReceived) received, \(framesDamaged) damaged, \(framesMissing) missing, \(previewFramesShown) shown, \(previewFramesSkipped) skipped by the preview
+    preview: \(previewWorkers) workers, latency \(milliseconds(previewLatencyMedianMilliseconds)) median, \(milliseconds(previewLatencyP99Milliseconds)) p99; loop \(milliseconds(loopCPUPerFrameMedianMilliseconds)) CPU a frame (p99 \(milliseconds(loopCPUPerFrameP99Milliseconds)))
     stills: \(stillsSaved) saved, movies: \(moviesSaved) saved\(recording ? ", recording now" : ""), \(saveFailures) failed, \(refusedPresses) presses refused
     last shutter lag: \(lastShutterLagMilliseconds.map { "\($0) ms" } ?? "none yet")
     zoom: \(zoom) (\(zoomMethod))

@@ -75,7 +75,7 @@ struct Startup {
         probed.append(.fail(.display, "[display] device = none"))
       } else {
         do {
-          let card = try KMSDisplay(device: config.display.device)
+          let card = try KMSDisplay(device: config.display.device, buffers: PreviewSink.displayBuffers(for: config))
           display = card
           probed.append(CapabilityProbe.opened(.success(card)))
         } catch {

@@ -4,7 +4,7 @@ extension ServiceStatus {
   /// `kioskcam status`: the kiosk's state and each driver's counts, as they are now.
   init(
     dispatcher: Dispatcher, _ camera: CameraSession, _ display: DisplaySession, _ preview: PreviewSink,
-    _ stills: StillWriter, _ movie: MovieSink
+    _ stills: StillWriter, _ movie: MovieSink, _ loopCPU: LoopCPU
   ) {
     let kiosk = dispatcher.kiosk
     let capabilities = dispatcher.capabilities
@@ -15,7 +15,13 @@ extension ServiceStatus {
       camera: camera.isStreaming ? camera.path : nil, cameraAvailable: kiosk.cameraAvailable,
       display: display.card?.path, framesReceived: counts.delivered, framesDamaged: counts.bad,
       framesMissing: counts.missing, previewFramesShown: preview.framesShown,
-      previewDecodeFailures: preview.decodeFailures, stillsSaved: stills.saved, moviesSaved: movie.saved,
+      previewDecodeFailures: preview.decodeFailures, previewFramesSkipped: preview.skipped,
+      previewWorkers: preview.workers,
+      previewLatencyMedianMilliseconds: preview.latency.percentile(0.5).map { milliseconds(.nanoseconds($0)) },
+      previewLatencyP99Milliseconds: preview.latency.percentile(0.99).map { milliseconds(.nanoseconds($0)) },
+      loopCPUPerFrameMedianMilliseconds: loopCPU.perFrame.percentile(0.5).map { milliseconds(.nanoseconds($0)) },
+      loopCPUPerFrameP99Milliseconds: loopCPU.perFrame.percentile(0.99).map { milliseconds(.nanoseconds($0)) },
+      stillsSaved: stills.saved, moviesSaved: movie.saved,
       recording: movie.isRecording, saveFailures: stills.failures + movie.failures,
       refusedPresses: kiosk.refusedPresses, lastShutterLagMilliseconds: stills.lastShutterLag.map(milliseconds),
       capabilities: capabilities.results.values.sorted { $0.capability < $1.capability }.map {

@@ -18,6 +18,8 @@ import Testing
     #expect(config.buttons.shutter == .name("shutter"))
     #expect(config.buttons.debounce == .milliseconds(30))
     #expect(config.roll.folderSuffix == "KIOSK")
+    // The preview's workers: every core on one or two, all but the loop's on more.
+    #expect([1, 2, 3, 4, 8].map(config.display.previewWorkers(cores:)) == [1, 2, 2, 3, 7])
   }
 
   @Test func everyKeyIsRead() throws {
@@ -33,6 +35,7 @@ import Testing
       [display]
       device = none
       missing-message-seconds = 3
+      preview-workers = 3
       [buttons]
       chip = gpio-sim.0-node0
       shutter = 3
@@ -68,6 +71,7 @@ import Testing
     #expect(config.camera.device == "/dev/video0")
     #expect(config.camera.size == Size(width: 1280, height: 720))
     #expect(config.camera.frameRate == 15)
+    #expect(config.display.previewWorkers(cores: 8) == 3, "as set, whatever the cores")
     #expect(config.display.device == "none")
     #expect(config.buttons.chip == "gpio-sim.0-node0")
     #expect(config.buttons.shutter == .offset(3))

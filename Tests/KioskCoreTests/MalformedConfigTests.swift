@@ -69,6 +69,12 @@ private let noList = "expected capability names separated by commas, or none"
       "[display]\nmissing-message-seconds = 601", (2, "display.missing-message-seconds: 601 is out of range 0...600")),
     Malformed(
       "[display]\nmissing-message-seconds = -1", (2, "display.missing-message-seconds: -1 is out of range 0...600")),
+    Malformed(
+      "[display]\npreview-workers = 0",
+      (2, "display.preview-workers: expected auto or a number of threads from 1 to 16, got '0'")),
+    Malformed(
+      "[display]\npreview-workers = all",
+      (2, "display.preview-workers: expected auto or a number of threads from 1 to 16, got 'all'")),
     // [buttons]
     Malformed("[buttons]\nchip =", (2, "buttons.chip: expected auto, a chip name, path or label")),
     Malformed("[buttons]\nshutter = -3", (2, "buttons.shutter: expected a line offset, a line name, or none")),

@@ -2,6 +2,7 @@ import Capture
 import Imaging
 import JPEGCodec
 import KioskCore
+import Preview
 
 @testable import CameraRoll
 @testable import KioskService
@@ -116,6 +117,7 @@ final class FakeScreen: ScreenDriver {
   func streamChanged() { journal.note("screen stream changed") }
   func displayChanged() { journal.note("screen display changed") }
   func flipDone() {}
+  func drawn(_ outcome: PreviewPipeline.Outcome) { journal.note("screen drawn") }
   func keepPhotoCheck(name: String, picture: XRGBImage) { journal.note("screen review \(name)") }
   var framesShown: Int { frames.count }
   var expectsFrames: Bool { true }

@@ -3,6 +3,7 @@ import Capture
 import Imaging
 import KioskCore
 import LinuxIO
+import Preview
 
 /// A frame from the ring with what a still or a movie needs to be made of it.
 struct CapturedFrame {
@@ -34,6 +35,7 @@ final class CameraSession: CameraDriver, FrameSource {
   private let loop: EventLoop
   private let post: (ServiceEvent) -> Void
   private let movieCameraWanted: Bool
+  private let loopCPU: LoopCPU
   private var camera: CameraStream?
   private(set) var path: String
   private var ring = FrameRing(capacity: Kiosk.recentFrameCount)
@@ -46,10 +48,11 @@ final class CameraSession: CameraDriver, FrameSource {
   private var nodeAppeared: (name: String, at: Instant)?
 
   init(
-    config: Config, opened: CameraStream?, path: String, movieCameraWanted: Bool, loop: EventLoop,
-    post: @escaping (ServiceEvent) -> Void
+    config: Config, opened: CameraStream?, path: String, movieCameraWanted: Bool, loopCPU: LoopCPU,
+    loop: EventLoop, post: @escaping (ServiceEvent) -> Void
   ) throws(SystemCallError) {
     self.config = config
+    self.loopCPU = loopCPU
     self.loop = loop
     self.post = post
     self.movieCameraWanted = movieCameraWanted
@@ -95,23 +98,26 @@ final class CameraSession: CameraDriver, FrameSource {
     counts.lastSequence = nil
     post(.streamChanged)
     // POLLPRI and errors arrive too: a disconnect shows up as POLLERR|POLLHUP on the capture node.
-    try loop.watch(camera.descriptor, for: [.readable, .priority]) { [unowned self] readiness in ready(readiness) }
+    try loop.watch(camera.descriptor, for: [.readable, .priority]) { [unowned self] readiness in
+      loopCPU.frame { ready(readiness) }
+    }
   }
 
   // MARK: Frames
 
-  private func ready(_ readiness: Readiness) {
-    guard let camera else { return }
+  /// True when a good frame was delivered.
+  private func ready(_ readiness: Readiness) -> Bool {
+    guard let camera else { return false }
     if readiness.contains(.error) || readiness.contains(.hangUp) {
       lost("\(camera.path): the device reported an error (\(readiness))")
-      return
+      return false
     }
     // One buffer per readiness: the loop is level-triggered and calls again while more are ready, and
     // libv4l2 prints a line to stderr for every DQBUF that finds none.
-    guard readiness.contains(.readable) else { return }
+    guard readiness.contains(.readable) else { return false }
     let frame: FrameInfo
     do {
-      guard let buffer = try camera.dequeue() else { return }
+      guard let buffer = try camera.dequeue() else { return false }
       let (last, missingBefore) = (counts.lastSequence ?? 0, counts.missing)
       if counts.arrived(sequence: buffer.info.sequence) > 0, missingBefore == 0 {
         log("camera skipped frames (sequence \(last) to \(buffer.info.sequence)); counting")
@@ -126,16 +132,17 @@ final class CameraSession: CameraDriver, FrameSource {
         counts.count(problem)
         if counts.bad == 1 { log("bad frame \(buffer.info.sequence): \(problem), not kept; counting") }
         try camera.requeue(buffer)
-        return
+        return false
       }
       camera.withBytes(of: buffer) { bytes in ring.append(buffer.info, bytes) }
       frame = buffer.info
       try camera.requeue(buffer)
     } catch {
       lost("\(error)")
-      return
+      return false
     }
     post(.cameraFrame(frame))
+    return true
   }
 
   func bytes(of frame: FrameInfo) -> [UInt8]? { ring.frame(frame)?.bytes }
@@ -282,13 +289,5 @@ final class CameraSession: CameraDriver, FrameSource {
   }
 }
 
-extension Zoom {
-  /// The rectangle of a `width` x `height` picture that the digital zoom keeps; nil at 1.0x.
-  func pixelCrop(width: Int, height: Int) -> PixelRect? {
-    guard factor > 100 else { return nil }
-    let crop = crop(width: width, height: height)
-    return PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
-  }
-}
 
 func now() -> Instant { Instant(nanoseconds: monotonicNanoseconds()) }

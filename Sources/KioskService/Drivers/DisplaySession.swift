@@ -12,6 +12,8 @@ final class DisplaySession: DisplayDriver {
   private let loop: EventLoop
   private let post: (ServiceEvent) -> Void
   private let wanted: Bool
+  /// How many buffers a display is opened with: enough for the preview's workers to draw off the loop.
+  let buffers: Int
   private(set) var card: KMSDisplay?
   /// Nil when the font could not be read: messages are then plain colour, and the log says why once.
   private(set) var overlay: Overlay?
@@ -23,9 +25,10 @@ final class DisplaySession: DisplayDriver {
   private var connectorWasConnected = false
 
   init(
-    config: Config, card: KMSDisplay?, overlay: Overlay?, wanted: Bool, loop: EventLoop,
+    config: Config, card: KMSDisplay?, overlay: Overlay?, wanted: Bool, buffers: Int, loop: EventLoop,
     post: @escaping (ServiceEvent) -> Void
   ) {
+    self.buffers = buffers
     self.config = config
     self.card = card
     self.overlay = overlay
@@ -60,13 +63,23 @@ final class DisplaySession: DisplayDriver {
     post(.flipDone)
   }
 
-  /// Draws and queues a flip; false when nothing was drawn (a flip pending, or the display failed: logged,
-  /// and a display that went away is let go).
+  /// Draws and queues a flip; false when nothing was drawn (a flip pending, no buffer free, or the display
+  /// failed: logged, and a display that went away is let go).
   @discardableResult
   func present(_ draw: (DrawTarget) -> Void) -> Bool {
+    onCard { card throws(DisplayError) in try card.present(draw) }
+  }
+
+  /// Queues a flip to a buffer drawn off the loop; false when it was not queued (a flip pending, a buffer of
+  /// a display since let go, or the display failed as for `present`); the buffer is then still lent.
+  func flip(_ buffer: DisplayBuffer) -> Bool {
+    onCard { card throws(DisplayError) in card.buffers.owns(buffer) ? try card.flip(buffer) : false }
+  }
+
+  private func onCard(_ body: (KMSDisplay) throws(DisplayError) -> Bool) -> Bool {
     guard let card else { return false }
     do {
-      return try card.present(draw)
+      return try body(card)
     } catch {
       guard error.isGone else {
         log("display: \(error)")
@@ -111,7 +124,7 @@ final class DisplaySession: DisplayDriver {
   private func retry() {
     // `device = none` makes the display unused (not fitted), so `wanted` says it all.
     guard card == nil, wanted else { return }
-    guard let opened = try? KMSDisplay(device: config.display.device) else { return }
+    guard let opened = try? KMSDisplay(device: config.display.device, buffers: buffers) else { return }
     do {
       try watch(opened)
     } catch {

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// The preview drawn off the loop, on the board's real drivers (vivid's YUYV, bochs-drm's page flips): every
+/// frame the camera delivers while the live picture is up is either shown or counted as skipped, and the
+/// latency to the vblank and the loop's own CPU per frame are reported from what was measured.
+extension BoardDeviceTests {
+  @Test func everyFrameIsShownOrCountedAsSkippedAndTheCostsAreReported() throws {
+    let (config, _) = try Board.makeConfig(name: "offloop")
+    try Board.spawn("offloop", [Board.binary, "run", "--config", config])
+    defer { _ = try? Board.kill("offloop") }
+    try Board.waitFor("the service to be ready") { try Board.logs("offloop").contains("kioskcam: ready") }
+    try Board.waitFor("the preview to show frames", seconds: 120) {
+      (try Board.status()["previewFramesShown"] as? Int ?? 0) > 30
+    }
+    func counts(_ report: [String: Any]) -> (received: Int, shown: Int, skipped: Int) {
+      (report["framesReceived"] as? Int ?? -1, report["previewFramesShown"] as? Int ?? -1,
+        report["previewFramesSkipped"] as? Int ?? -1)
+    }
+    let before = try Board.status()
+    let start = Date()
+    Thread.sleep(forTimeInterval: 10)
+    let after = try Board.status()
+    let seconds = Date().timeIntervalSince(start)
+    let (b, a) = (counts(before), counts(after))
+    let (received, shown, skipped) = (a.received - b.received, a.shown - b.shown, a.skipped - b.skipped)
+    let workers = after["previewWorkers"] as? Int ?? 0
+    #expect(workers == 2, "the guest has two cores: one worker each")
+    // At either end of the window, as many frames as there are places for them can be in flight: waiting,
+    // being drawn by each worker, drawn and ready, queued for the vblank.
+    let inFlight = 1 + workers + 2
+    #expect(received > 0 && shown > 0)
+    #expect(abs(received - shown - skipped) <= 2 * inFlight, "received \(received), shown \(shown), skipped \(skipped)")
+
+    let median = try #require(after["previewLatencyMedianMilliseconds"] as? Double)
+    let p99 = try #require(after["previewLatencyP99Milliseconds"] as? Double)
+    #expect(median > 0 && p99 >= median, "latency \(median) ms median, \(p99) ms p99")
+    let loopMedian = try #require(after["loopCPUPerFrameMedianMilliseconds"] as? Double)
+    let loopP99 = try #require(after["loopCPUPerFrameP99Milliseconds"] as? Double)
+    #expect(loopMedian > 0 && loopP99 >= loopMedian, "loop \(loopMedian) ms median, \(loopP99) ms p99")
+    print(
+      "preview off the loop on the board: received \(Double(received) / seconds) fps, shown \(Double(shown) / seconds) fps,",
+      "skipped \(skipped); latency \(median) ms median, \(p99) ms p99; loop CPU a frame \(loopMedian) ms median,",
+      "\(loopP99) ms p99")
+  }
+}
