@@ -149,6 +149,15 @@ if CommandLine.arguments.dropFirst().first == "zoom" {
   try zoomBench()
   finish()
 }
+if CommandLine.arguments.dropFirst().first == "pi" {
+  // The fraction of a core of this machine a Raspberry Pi 4 core is worth: docs/performance.md.
+  try piBudgetBench(fraction: 0.27)
+  finish()
+}
+if CommandLine.arguments.dropFirst().first == "pipeline" {
+  try pipelineBench()
+  finish()
+}
 if reviewOnly {
   try reviewBench()
   finish()
@@ -260,6 +269,7 @@ print("scale is not IJG quality: closest, not equal). Ratios below 1 mean ours i
 }
 
 try previewBench()
+try pipelineBench()
 if !previewOnly { try reviewBench() }
 print("")
 if let peak = try boardPeakRSS() {
