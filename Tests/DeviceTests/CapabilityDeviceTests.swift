@@ -58,24 +58,23 @@ extension BoardDeviceTests {
     let (config, roll) = try Board.makeConfig(name: "nomode") {
       $0.replacingOccurrences(of: "mode = mode", with: "mode = nonexistent")
     }
-    try Board.spawn("nomode", [Board.binary, "run", "--config", config])
-    defer { _ = try? Board.kill("nomode") }
-    try Board.waitFor("the service to be ready") { try Board.logs("nomode").contains("kioskcam: ready") }
-    let log = try Board.logs("nomode")
-    let off = "kioskcam: mode-button off (optional): mode button (line 'nonexistent' on gpiochip0 'kioskcam-gpio'): no such line"
-    #expect(log.components(separatedBy: off).count == 2, "logged exactly once: \(log)")
-    #expect(log.contains("kioskcam: media types: stills"))
-    // And on screen, bottom left in the font's own letters at half the label size (scale 1 on 1280x800).
-    var mismatches = ["no screendump yet"]
-    try Board.waitFor("the note of what is off") {
-      mismatches = OverlayText.mismatches(
-        in: try Board.screendump(), "Off: mode button", x: 25, y: 800 - 25 - 32, scale: 1, background: (0, 0, 0))
-      return mismatches.isEmpty
+    try Board.withService("nomode", config: config) {
+      let log = try Board.logs("nomode")
+      let off = "kioskcam: mode-button off (optional): mode button (line 'nonexistent' on gpiochip0 'kioskcam-gpio'): no such line"
+      #expect(log.components(separatedBy: off).count == 2, "logged exactly once: \(log)")
+      #expect(log.contains("kioskcam: media types: stills"))
+      // And on screen, bottom left in the font's own letters at half the label size (scale 1 on 1280x800).
+      var mismatches = ["no screendump yet"]
+      try Board.waitFor("the note of what is off") {
+        mismatches = OverlayText.mismatches(
+          in: try Board.screendump(), "Off: mode button", x: 25, y: 800 - 25 - 32, scale: 1, background: (0, 0, 0))
+        return mismatches.isEmpty
+      }
+      #expect(mismatches.isEmpty, "\(mismatches)")
+      try Board.click("shutter")
+      try Board.waitFor("IMG_0001.JPG") { try Board.logs("nomode").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+      #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
     }
-    #expect(mismatches.isEmpty, "\(mismatches)")
-    try Board.click("shutter")
-    try Board.waitFor("IMG_0001.JPG") { try Board.logs("nomode").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
-    #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
   }
 
   /// `flash`, optional, with a lamp line the chip does not have: the flash is off (log, overlay, status) and a
@@ -85,33 +84,31 @@ extension BoardDeviceTests {
       $0.replacingOccurrences(of: "ready = ready\n", with: "ready = ready\nflash = 42\nflash-lead-ms = 3000\n")
     }
     let (config, roll) = try Board.makeConfig(name: "noflash", edit: wiring)
-    try Board.spawn("noflash", [Board.binary, "run", "--config", config])
-    defer { _ = try? Board.kill("noflash") }
-    try Board.waitFor("the service to be ready") { try Board.logs("noflash").contains("kioskcam: ready") }
-    let off = "kioskcam: flash off (optional): flash lamp (line 42 on gpiochip0 'kioskcam-gpio'): no such line"
-    #expect(try Board.logs("noflash").components(separatedBy: off).count == 2, "logged exactly once")
-    var mismatches = ["no screendump yet"]
-    try Board.waitFor("the note of what is off") {
-      mismatches = OverlayText.mismatches(
-        in: try Board.screendump(), "Off: flash", x: 25, y: 800 - 25 - 32, scale: 1, background: (0, 0, 0))
-      return mismatches.isEmpty
+    try Board.withService("noflash", config: config) {
+      let off = "kioskcam: flash off (optional): flash lamp (line 42 on gpiochip0 'kioskcam-gpio'): no such line"
+      #expect(try Board.logs("noflash").components(separatedBy: off).count == 2, "logged exactly once")
+      var mismatches = ["no screendump yet"]
+      try Board.waitFor("the note of what is off") {
+        mismatches = OverlayText.mismatches(
+          in: try Board.screendump(), "Off: flash", x: 25, y: 800 - 25 - 32, scale: 1, background: (0, 0, 0))
+        return mismatches.isEmpty
+      }
+      let flash = (try Board.status()["capabilities"] as? [[String: Any]])?.first { $0["name"] as? String == "flash" }
+      #expect(flash?["available"] as? Bool == false, "\(String(describing: flash))")
+      #expect(flash?["role"] as? String == "optional")
+      try Board.click("shutter")
+      try Board.waitFor("IMG_0001.JPG") { try Board.logs("noflash").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+      #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
+      let log = try Board.logs("noflash")
+      #expect(!log.contains("flash lit"), "\(log)")
+      // No lead: one of the two frames around the press, as for a kiosk without a flash (the 3 s lead would
+      // take one about 90 frames after). The log names both neighbours and the frame saved.
+      let press = try #require(log.split(separator: "\n").first { $0.hasPrefix("kioskcam: press at ") }.map(String.init))
+      let words = press.split(separator: " ")
+      let saved = words.last.map(String.init)
+      let neighbours = words.indices.filter { words[$0] == "before" || words[$0] == "after" }.map { String(words[$0 + 1]) }
+      #expect(neighbours.count == 2 && neighbours.contains(saved ?? ""), "\(press)")
     }
-    let flash = (try Board.status()["capabilities"] as? [[String: Any]])?.first { $0["name"] as? String == "flash" }
-    #expect(flash?["available"] as? Bool == false, "\(String(describing: flash))")
-    #expect(flash?["role"] as? String == "optional")
-    try Board.click("shutter")
-    try Board.waitFor("IMG_0001.JPG") { try Board.logs("noflash").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
-    #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
-    let log = try Board.logs("noflash")
-    #expect(!log.contains("flash lit"), "\(log)")
-    // No lead: one of the two frames around the press, as for a kiosk without a flash (the 3 s lead would
-    // take one about 90 frames after). The log names both neighbours and the frame saved.
-    let press = try #require(log.split(separator: "\n").first { $0.hasPrefix("kioskcam: press at ") }.map(String.init))
-    let words = press.split(separator: " ")
-    let saved = words.last.map(String.init)
-    let neighbours = words.indices.filter { words[$0] == "before" || words[$0] == "after" }.map { String(words[$0 + 1]) }
-    #expect(neighbours.count == 2 && neighbours.contains(saved ?? ""), "\(press)")
-    _ = try Board.kill("noflash")
 
     let (required, _) = try Board.makeConfig(name: "noflashrequired") {
       wiring($0).replacingOccurrences(
