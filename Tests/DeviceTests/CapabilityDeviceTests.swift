@@ -18,8 +18,12 @@ extension BoardDeviceTests {
   }
 
   /// movie-camera is judged by the rate vivid delivers, not the one it advertises: at 10 fps it passes with
-  /// the measured rate as evidence; with 80% of its buffers dropped it advertises the same and fails (asked
-  /// for the camera's 30 fps, under emulation it delivers 20-27).
+  /// the measured rate as evidence; with 90% of its buffers dropped it advertises the same and fails (asked
+  /// for the camera's 30 fps, under emulation it delivers 20-30, so 2-3 fps come). vivid drops at random, so
+  /// the verdict is a statistic: 9 fps over the probe's 2 s span is 18 frame periods where 4-6 are expected,
+  /// 1 run in 70 000 if vivid keeps the full 30 fps, 1 in 1.3 million at 25 (binomial; 80% dropped measured
+  /// 9 fps or more in 3.7% of runs, and 4% at 30 fps by the same sum). Fewer than three frames (1 run in 70 at
+  /// 20 fps, 1 in 500 at 30) is refused by the same measurement, with its count instead of a rate.
   @Test func theMovieCameraRateIsMeasuredNotTakenFromTheDriver() throws {
     let (config, _) = try Board.makeConfig(name: "movierate") {
       $0.replacingOccurrences(of: "required = still-camera, shutter-button, camera-roll", with: "required = still-camera, shutter-button, camera-roll, movie-camera")
@@ -32,15 +36,35 @@ extension BoardDeviceTests {
     #expect(movie.passed, "\(movie.evidence)")
     #expect(movie.evidence.hasPrefix("/dev/video0 (vivid): YUYV 640x360: "), "\(movie.evidence)")
     #expect(movie.evidence.contains(" fps measured over ") && movie.evidence.hasSuffix(", 10 fps wanted"), "\(movie.evidence)")
+    #expect((Self.measuredSpan(movie.evidence) ?? 0) >= Self.wholeWindow, "a span of the whole window: \(movie.evidence)")
 
     defer { _ = try? Board.run("v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=0") }
-    #expect(try Board.run("v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=80").status == 0)
+    #expect(try Board.run("v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=90").status == 0)
     let refused = try Board.run("\(Board.binary) run --config \(config)")
     #expect(refused.status == 69, "\(refused.stderr)")
     let line = refused.stderr.split(separator: "\n").first { $0.contains("movie-camera (required)") }.map(String.init) ?? refused.stderr
-    #expect(line.contains("fps measured over") && line.hasSuffix(", 10 fps wanted"), "\(line)")
-    let measured = line.components(separatedBy: ": ").last?.split(separator: " ").first.flatMap { Double($0) }
-    #expect((measured ?? 99) < 9, "below 90% of 10 fps: \(line)")
+    print("movie-camera with 90% of vivid's buffers dropped: \(line)")
+    let prefix = "kioskcam: movie-camera (required): /dev/video0 (vivid): YUYV 640x360: "
+    #expect(line.hasPrefix(prefix) && line.hasSuffix(", 10 fps wanted"), "\(line)")
+    let words = line.dropFirst(prefix.count).split(separator: " ")
+    if line.contains(" frames in at most 8.0 seconds") {
+      #expect((Int(words.first ?? "") ?? 99) < 3, "too few frames to measure: \(line)")
+    } else {
+      #expect(line.contains(" fps measured over "), "\(line)")
+      #expect((Double(words.first ?? "") ?? 99) < 9, "below 90% of 10 fps: \(line)")
+      // The span runs a whole window from the second frame, however late that came.
+      #expect((Self.measuredSpan(line) ?? 0) >= Self.wholeWindow, "\(line)")
+    }
+  }
+
+  /// The probe's 2 s window as its evidence shows it: vivid stamps a buffer with its nominal time (its sequence
+  /// times its period), which can run a frame ahead of the clock the window is timed on (1.97 s seen).
+  static let wholeWindow = 2.0 - 0.1
+
+  /// The seconds of "N fps measured over S s" in a probe's evidence.
+  static func measuredSpan(_ evidence: String) -> Double? {
+    guard let range = evidence.range(of: " fps measured over ") else { return nil }
+    return evidence[range.upperBound...].split(separator: " ").first.flatMap { Double($0) }
   }
 
   @Test func aRollOnTheRootFileSystemIsRefused() throws {
