@@ -100,7 +100,13 @@ extension BoardDeviceTests {
       // 5 = "100% Black" in vivid's test pattern menu.
       let black = try Board.run("v4l2-ctl -d /dev/video0 -c test_pattern=5")
       try #require(black.status == 0, "\(black.stderr)")
-      // Frames keep arriving (black ones); the screen keeps the photo and says so.
+      // Frames keep arriving, black ones: vivid draws the pattern into each buffer it fills after the switch, so
+      // once more frames came than it has buffers (the service queues 4), the camera has sent black. Only then
+      // does the screen tell: it keeps the photo and says so.
+      let framesAtSwitch = try #require(try Board.status()["framesReceived"] as? Int)
+      try Board.waitFor("black frames from the camera") {
+        (try Board.status()["framesReceived"] as? Int ?? 0) > framesAtSwitch + 8
+      }
       var screen = try Board.screendump()
       #expect(VividBars.mismatches(in: screen.pixel, x: 0, width: 1280, y: 400).isEmpty, "the photo's bars")
       let label = 64
