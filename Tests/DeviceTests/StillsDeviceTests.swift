@@ -34,6 +34,40 @@ extension BoardDeviceTests {
     return result
   }
 
+  /// EXIF's capture time is the frame's, carried back from CLOCK_MONOTONIC to the wall clock (docs/stills.md):
+  /// the press's kernel timestamp plus the shutter lag the log gave, moved onto CLOCK_REALTIME by the guest's
+  /// own offset between the two clocks (read here by Python, not by the service), to the millisecond EXIF keeps.
+  /// A time taken when the file was written instead lands the save's encode and fsync later (tens of ms at
+  /// least on the emulated board). DateTimeDigitized is the same moment; ImageUniqueID is 128 bits, never twice.
+  func expectCaptureTimes(roll: String, files: [String], log: String) throws {
+    let offsetRun = try Board.run("python3 -c 'import time; print(time.clock_gettime(time.CLOCK_REALTIME) - time.clock_gettime(time.CLOCK_MONOTONIC))'")
+    let offset = try #require(Double(offsetRun.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(offsetRun.stderr)")
+    let presses = log.split(separator: "\n").filter { $0.hasPrefix("kioskcam: press at ") }.compactMap {
+      $0.dropFirst("kioskcam: press at ".count).split(separator: ":").first.flatMap { Double($0) }
+    }
+    let lagByFile = lags(in: log)
+    try #require(presses.count == files.count, "\(log)")
+    var identifiers: [String] = []
+    for (file, pressed) in zip(files, presses) {
+      let tags = try Board.host([
+        "/usr/bin/exiftool", "-s3", "-d", "%s", "-DateTimeOriginal", "-SubSecTimeOriginal", "-CreateDate",
+        "-SubSecTimeDigitized", "-ImageUniqueID", "\(roll)/\(file)",
+      ]).stdout.split(separator: "\n").map(String.init)
+      try #require(tags.count == 5, "\(file): \(tags)")
+      // exiftool names DateTimeDigitized CreateDate; -d %s gives the local time tags as seconds since 1970 (it
+      // applies the zone, as localtime_r did).
+      let original = try #require(Double(tags[0]).map { $0 + (Double(tags[1]) ?? 99) / 1000 }, "\(tags)")
+      let digitized = try #require(Double(tags[2]).map { $0 + (Double(tags[3]) ?? 99) / 1000 }, "\(tags)")
+      let lag = try #require(lagByFile[file])
+      let frameTime = offset + pressed + lag / 1000
+      #expect(abs(original - frameTime) <= 0.005, "\(file): EXIF \(original), the frame at \(frameTime) (lag \(lag) ms)")
+      #expect(digitized == original, "\(file): digitized \(digitized), original \(original)")
+      identifiers.append(tags[4])
+    }
+    #expect(identifiers.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) }, "\(identifiers)")
+    #expect(Set(identifiers).count == files.count, "a new ImageUniqueID for every still: \(identifiers)")
+  }
+
   @Test func pressesGiveConsecutiveFilesThatPeersValidate() throws {
     let (config, roll) = try Board.makeConfig(name: "presses")
     try Board.withService("presses", config: config) {
@@ -75,6 +109,8 @@ extension BoardDeviceTests {
         let tags = try Board.host(["/usr/bin/exiftool", "-s3", "-Make", "-Model", "-ExifImageWidth", "-ThumbnailImage", path])
         #expect(tags.stdout.hasPrefix("kioskcam\nvivid\n640\n(Binary data"), "\(file): \(tags.stdout)")
       }
+
+      try expectCaptureTimes(roll: roll, files: files, log: try Board.logs("presses"))
 
       // The records: one for every file, with the lag the log gave.
       let listed = try Board.run("\(Board.binary) roll list --json --config \(config)")
