@@ -78,6 +78,34 @@ extension BoardDeviceTests {
         == "kioskcam: camera-roll (required): /mnt: on the root file system, expected a separate one (storage not mounted?)\n")
   }
 
+  /// The same refusal with a display: the missing capability in plain words, white on dark red (0x501010),
+  /// centred as every message is, read back from the screen that is scanned out, for `[display]
+  /// missing-message-seconds`; then exit 69 with the same one line.
+  @Test func aRequiredCapabilityMissingIsShownOnDarkRedThenExit69() throws {
+    let (config, roll) = try Board.makeConfig(name: "fatalscreen") {
+      $0.replacingOccurrences(of: "missing-message-seconds = 1", with: "missing-message-seconds = 12")
+    }
+    let edited = try String(contentsOfFile: config, encoding: .utf8).replacingOccurrences(of: "path = \(roll)", with: "path = /mnt")
+    try edited.write(toFile: config, atomically: true, encoding: .utf8)
+    try Board.spawn("fatalscreen", [Board.binary, "run", "--config", config])
+    defer { _ = try? Board.kill("fatalscreen", signal: "KILL") }
+    var mismatches = ["no screendump yet"]
+    try Board.waitFor("the missing capability on dark red", seconds: 60) {
+      mismatches = OverlayText.messageMismatches(in: try Board.screendump(), "Storage not available", background: (0x50, 0x10, 0x10))
+      return mismatches.isEmpty
+    }
+    #expect(mismatches.isEmpty, "\(mismatches)")
+    try Board.waitFor("the service to give up", seconds: 60) {
+      try Board.host([Board.cli, "ps"]).stdout.split(separator: "\n").contains { $0.hasPrefix("fatalscreen ") && !$0.contains(" running ") }
+    }
+    let listed = try Board.host([Board.cli, "ps"]).stdout.split(separator: "\n").first { $0.hasPrefix("fatalscreen ") } ?? ""
+    #expect(listed.contains(" exited 69 "), "\(listed)")
+    let log = try Board.logs("fatalscreen")
+    #expect(
+      log.hasSuffix("kioskcam: camera-roll (required): /mnt: on the root file system, expected a separate one (storage not mounted?)\n"),
+      "\(log)")
+  }
+
   @Test func aMissingOptionalModeButtonIsLoggedOnceAndStillsAreTaken() throws {
     let (config, roll) = try Board.makeConfig(name: "nomode") {
       $0.replacingOccurrences(of: "mode = mode", with: "mode = nonexistent")
