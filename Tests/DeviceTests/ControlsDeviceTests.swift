@@ -276,3 +276,56 @@ extension BoardDeviceTests {
     }
   }
 }
+
+extension BoardDeviceTests {
+  /// A flash whose lamp is missing at start stays off until the service restarts (docs/capabilities.md), even
+  /// when its chip comes while the service runs and the buttons on that chip come back: a second gpio-sim chip
+  /// of its own (the shutter and the flash lamp on it), made live only after the start. A still through the
+  /// socket then waits no lead and lights nothing; after a restart the same press lights the lamp.
+  @Test func aFlashMissingAtStartStaysOffUntilRestart() throws {
+    let spare = "/sys/kernel/config/gpio-sim/kioskcam-flash"
+    let made = try Board.run(
+      """
+      mkdir \(spare) \(spare)/bank0 \(spare)/bank0/line0 \(spare)/bank0/line1 && echo kioskcam-flash > \(spare)/bank0/label \
+        && echo 2 > \(spare)/bank0/num_lines && echo shutter > \(spare)/bank0/line0/name && echo flash > \(spare)/bank0/line1/name
+      """)
+    try #require(made.status == 0, "\(made.stderr)")
+    defer { _ = try? Board.run("echo 0 > \(spare)/live; rmdir \(spare)/bank0/line0 \(spare)/bank0/line1 \(spare)/bank0 \(spare)") }
+    let (config, roll) = try Board.makeConfig(name: "flashlate") {
+      $0.replacingOccurrences(of: "chip = kioskcam-gpio", with: "chip = kioskcam-flash")
+        .replacingOccurrences(of: "mode = mode\ncancel = cancel", with: "mode = none\ncancel = none")
+        .replacingOccurrences(of: "tally = tally\nready = ready", with: "tally = none\nready = none\nflash = flash\nflash-lead-ms = 3000")
+        .replacingOccurrences(
+          of: "required = still-camera, shutter-button, camera-roll\noptional = display, mode-button, flash, zoom",
+          with: "required = still-camera, camera-roll\noptional = display, shutter-button, flash, zoom")
+    }
+    func shoot(_ file: String) throws -> String {
+      let shot = try Board.run("\(Board.binary) shutter")
+      #expect(shot.status == 0, "\(shot.stderr)")
+      try Board.waitFor(file) { try Board.logs("flashlate").contains("still DCIM/100KIOSK/\(file) ") }
+      return try Board.logs("flashlate")
+    }
+    try Board.withService("flashlate", config: config) {
+      let started = try Board.logs("flashlate")
+      #expect(started.contains("kioskcam: flash off (optional): GPIO chip 'kioskcam-flash': No such file or directory"), "\(started)")
+      try #require(try Board.run("echo 1 > \(spare)/live").status == 0)
+      try Board.waitFor("the shutter button back on the new chip") {
+        try Board.logs("flashlate").contains("kioskcam: shutter-button back: shutter button (line 'shutter' on gpiochip")
+      }
+      let log = try shoot("IMG_0001.JPG")
+      #expect(!log.contains("flash lit"), "\(log)")
+      #expect(!log.contains("flash back"), "\(log)")
+      let lag = try #require(lags(in: log)["DCIM/100KIOSK/IMG_0001.JPG"])
+      #expect(lag < 3000, "no lead: the frame nearest the press, \(lag) ms")
+      let flash = (try Board.status()["capabilities"] as? [[String: Any]])?.first { $0["name"] as? String == "flash" }
+      #expect(flash?["available"] as? Bool == false, "\(String(describing: flash))")
+    }
+    try Board.withService("flashlate", config: config) {
+      let log = try shoot("IMG_0002.JPG")
+      #expect(log.contains("kioskcam: flash lit at "), "after the restart the lamp is there: \(log)")
+      let lag = try #require(lags(in: log)["DCIM/100KIOSK/IMG_0002.JPG"])
+      #expect(lag >= 3000, "taken in the lamp's light, the lead after the press: \(lag) ms")
+    }
+    #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG", "DCIM/100KIOSK/IMG_0002.JPG"])
+  }
+}
