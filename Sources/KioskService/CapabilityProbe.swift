@@ -20,7 +20,7 @@ enum CapabilityProbe {
   /// The camera for movies: `[movie] size` at `[movie] frame-rate`, as the driver advertises it.
   ///
   /// Advertised is not enough: a camera that passes on paper then streams at `[movie] size` for
-  /// `measureWindow`, asked for `[camera] frame-rate` (the rate the service streams at, which movies are
+  /// `measureWindow` from its second frame (at most `measureLimit`), asked for `[camera] frame-rate` (the rate the service streams at, which movies are
   /// recorded from), and its buffers' timestamps must show `[movie] frame-rate` (within
   /// `MeasuredRate.tolerance`). `measure: false` is for a camera the service already streams from (a re-probe
   /// after the camera came back), which cannot be opened a second time.
@@ -31,6 +31,8 @@ enum CapabilityProbe {
   }
 
   static let measureWindow = Duration.seconds(2)
+  /// A camera that has not sent its second frame by then is judged on what came.
+  static let measureLimit = measureWindow * 4
 
   private static func measured(_ advertised: ProbeResult, _ info: CameraInfo, _ config: Config) -> ProbeResult {
     let wanted = config.movie.frameRate
@@ -41,9 +43,9 @@ enum CapabilityProbe {
       guard stream.format.width == config.movie.size.width, stream.format.height == config.movie.size.height else {
         return .fail(.movieCamera, "\(name) asked, \(stream.format.width)x\(stream.format.height) granted")
       }
-      let (stamps, end) = try stream.sampleTimestamps(for: measureWindow)
+      let (stamps, end) = try stream.sampleTimestamps(for: measureWindow, atMost: measureLimit)
       guard let rate = MeasuredRate(timestamps: stamps, end: end) else {
-        return .fail(.movieCamera, "\(name): \(stamps.count) frames in \(measureWindow), \(wanted) fps wanted")
+        return .fail(.movieCamera, "\(name): \(stamps.count) frames in at most \(measureLimit), \(wanted) fps wanted")
       }
       let seconds = (Double(rate.span.nanosecondsClamped) / 1e7).rounded() / 100
       let evidence = "\(name): \(rateText(rate.framesPerSecond)) fps measured over \(seconds) s, \(wanted) fps wanted"

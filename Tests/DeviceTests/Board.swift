@@ -125,6 +125,18 @@ struct Board {
     return properties
   }
 
+  /// Runs `body` with the service started on the board under `name` and ready (its log says so), and stops
+  /// it (SIGTERM) when `body` returns or throws: a failing test never leaves a service holding the camera, the
+  /// lines and the display for the next one. Every device test starts the service through here. A body may
+  /// stop it itself to read its last words; stopping it again is then a no-op.
+  static func withService<T>(_ name: String, config: String, _ body: () throws -> T) throws -> T {
+    _ = try? kill(name, signal: "KILL")
+    try spawn(name, [binary, "run", "--config", config])
+    defer { _ = try? kill(name) }
+    try waitFor("\(name) to be ready") { try logs(name).contains("kioskcam: ready") }
+    return try body()
+  }
+
   static func spawn(_ name: String, _ command: [String]) throws {
     let result = try host([cli, "spawn", name, "--"] + command)
     guard result.status == 0 else { throw BoardFailure("spawn \(name): \(result.stderr)") }

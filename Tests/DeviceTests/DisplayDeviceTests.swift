@@ -12,29 +12,28 @@ extension BoardDeviceTests {
     try #require(!device.isEmpty)
     defer { _ = try? Board.run("[ -e /dev/dri/card0 ] || echo \(device) > /sys/bus/pci/drivers/bochs-drm/bind") }
     let (config, roll) = try Board.makeConfig(name: "unplugdisplay")
-    try Board.spawn("unplugdisplay", [Board.binary, "run", "--config", config])
-    defer { _ = try? Board.kill("unplugdisplay") }
-    try Board.waitFor("the service to be ready") { try Board.logs("unplugdisplay").contains("kioskcam: ready") }
-    try Board.waitFor("colour bars") { VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty }
+    try Board.withService("unplugdisplay", config: config) {
+      try Board.waitFor("colour bars") { VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty }
 
-    let unbound = try Board.run("echo \(device) > /sys/bus/pci/drivers/bochs-drm/unbind")
-    try #require(unbound.status == 0, "\(unbound.stderr)")
-    try Board.waitFor("the display let go") { try Board.logs("unplugdisplay").contains("kioskcam: display lost: ") }
-    let lost = try Board.logs("unplugdisplay")
-    #expect(lost.contains("kioskcam: display (optional) lost: "), "\(lost)")
-    #expect(lost.components(separatedBy: "drmModePageFlip").count <= 3, "one failure, not one per frame: \(lost)")
-    try Board.click("shutter")
-    try Board.waitFor("a still without a display") { try Board.logs("unplugdisplay").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
-    #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
+      let unbound = try Board.run("echo \(device) > /sys/bus/pci/drivers/bochs-drm/unbind")
+      try #require(unbound.status == 0, "\(unbound.stderr)")
+      try Board.waitFor("the display let go") { try Board.logs("unplugdisplay").contains("kioskcam: display lost: ") }
+      let lost = try Board.logs("unplugdisplay")
+      #expect(lost.contains("kioskcam: display (optional) lost: "), "\(lost)")
+      #expect(lost.components(separatedBy: "drmModePageFlip").count <= 3, "one failure, not one per frame: \(lost)")
+      try Board.click("shutter")
+      try Board.waitFor("a still without a display") { try Board.logs("unplugdisplay").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+      #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
 
-    let bound = try Board.run("echo \(device) > /sys/bus/pci/drivers/bochs-drm/bind")
-    try #require(bound.status == 0, "\(bound.stderr)")
-    try Board.waitFor("the display back") { try Board.logs("unplugdisplay").contains("kioskcam: display back: /dev/dri/card0") }
-    try Board.waitFor("colour bars again") {
-      VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty
+      let bound = try Board.run("echo \(device) > /sys/bus/pci/drivers/bochs-drm/bind")
+      try #require(bound.status == 0, "\(bound.stderr)")
+      try Board.waitFor("the display back") { try Board.logs("unplugdisplay").contains("kioskcam: display back: /dev/dri/card0") }
+      try Board.waitFor("colour bars again") {
+        VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty
+      }
+      let stopped = try Board.kill("unplugdisplay")
+      #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
     }
-    let stopped = try Board.kill("unplugdisplay")
-    #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
   }
 
   /// The connector unplugged on a card that stays (its status forced off through sysfs, which is what a pulled
@@ -45,36 +44,35 @@ extension BoardDeviceTests {
     let status = "/sys/class/drm/card0-Virtual-1/status"
     defer { _ = try? Board.run("echo detect > \(status)") }
     let (config, roll) = try Board.makeConfig(name: "unplugconnector")
-    try Board.spawn("unplugconnector", [Board.binary, "run", "--config", config])
-    defer { _ = try? Board.kill("unplugconnector") }
-    try Board.waitFor("the service to be ready") { try Board.logs("unplugconnector").contains("kioskcam: ready") }
-    try Board.waitFor("colour bars") { VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty }
+    try Board.withService("unplugconnector", config: config) {
+      try Board.waitFor("colour bars") { VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty }
 
-    let unplugged = try Board.run("echo off > \(status) && cat \(status)")
-    try #require(unplugged.stdout.contains("disconnected"), "\(unplugged.stdout) \(unplugged.stderr)")
-    try Board.waitFor("the display let go") {
-      try Board.logs("unplugconnector").contains("kioskcam: display lost: /dev/dri/card0: Virtual-1 disconnected")
-    }
-    // The screen was given back as it was found (the console), so the kiosk no longer draws the camera on it.
-    try Board.waitFor("the preview gone from the screen") {
-      !VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty
-    }
-    #expect(try Board.logs("unplugconnector").contains("kioskcam: display (optional) lost: /dev/dri/card0: Virtual-1 disconnected"))
-    let shown = try Board.status()["previewFramesShown"] as? Int
-    _ = try Board.run("\(Board.binary) shutter")
-    try Board.waitFor("a still without a display") { try Board.logs("unplugconnector").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
-    #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
-    let headless = try Board.status()
-    #expect(headless["previewFramesShown"] as? Int == shown, "nothing is drawn while unplugged")
-    #expect(headless["display"] == nil, "\(headless)")
+      let unplugged = try Board.run("echo off > \(status) && cat \(status)")
+      try #require(unplugged.stdout.contains("disconnected"), "\(unplugged.stdout) \(unplugged.stderr)")
+      try Board.waitFor("the display let go") {
+        try Board.logs("unplugconnector").contains("kioskcam: display lost: /dev/dri/card0: Virtual-1 disconnected")
+      }
+      // The screen was given back as it was found (the console), so the kiosk no longer draws the camera on it.
+      try Board.waitFor("the preview gone from the screen") {
+        !VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty
+      }
+      #expect(try Board.logs("unplugconnector").contains("kioskcam: display (optional) lost: /dev/dri/card0: Virtual-1 disconnected"))
+      let shown = try Board.status()["previewFramesShown"] as? Int
+      _ = try Board.run("\(Board.binary) shutter")
+      try Board.waitFor("a still without a display") { try Board.logs("unplugconnector").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+      #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
+      let headless = try Board.status()
+      #expect(headless["previewFramesShown"] as? Int == shown, "nothing is drawn while unplugged")
+      #expect(headless["display"] == nil, "\(headless)")
 
-    let replugged = try Board.run("echo detect > \(status) && cat \(status)")
-    try #require(replugged.stdout.contains("connected"), "\(replugged.stdout) \(replugged.stderr)")
-    try Board.waitFor("the display back") { try Board.logs("unplugconnector").contains("kioskcam: display back: /dev/dri/card0") }
-    try Board.waitFor("colour bars again") {
-      VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty
+      let replugged = try Board.run("echo detect > \(status) && cat \(status)")
+      try #require(replugged.stdout.contains("connected"), "\(replugged.stdout) \(replugged.stderr)")
+      try Board.waitFor("the display back") { try Board.logs("unplugconnector").contains("kioskcam: display back: /dev/dri/card0") }
+      try Board.waitFor("colour bars again") {
+        VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty
+      }
+      let stopped = try Board.kill("unplugconnector")
+      #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
     }
-    let stopped = try Board.kill("unplugconnector")
-    #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
   }
 }

@@ -57,34 +57,33 @@ extension BoardDeviceTests {
         of: "missing-message-seconds = 1\n",
         with: "missing-message-seconds = 1\nrotation = \(rotation)\nmirror = \(mirror ? "yes" : "no")\n")
     }
-    try Board.spawn(name, [Board.binary, "run", "--config", config])
-    defer { _ = try? Board.kill(name) }
-    try Board.waitFor("the service to be ready") { try Board.logs(name).contains("kioskcam: ready") }
-    var mismatches = ["no screendump yet"]
-    var last: PPM?
-    try Board.waitFor("colour bars turned \(rotation)\(mirror ? ", mirrored" : "")", seconds: 120) {
-      let screen = try Board.screendump()
-      last = screen
-      // Positions along the bars' run, in the order the picture's left-to-right bars should appear.
-      switch (rotation, mirror) {
-      case (90, _): mismatches = VividBars.mismatches(in: { along, across in screen.pixel(across, along) }, x: 0, width: 800, y: 640)
-      case (270, _): mismatches = VividBars.mismatches(in: { along, across in screen.pixel(across, 799 - along) }, x: 0, width: 800, y: 640)
-      default: mismatches = VividBars.mismatches(in: { along, y in screen.pixel(1279 - along, y) }, x: 0, width: 1280, y: 400)
+    try Board.withService(name, config: config) {
+      var mismatches = ["no screendump yet"]
+      var last: PPM?
+      try Board.waitFor("colour bars turned \(rotation)\(mirror ? ", mirrored" : "")", seconds: 120) {
+        let screen = try Board.screendump()
+        last = screen
+        // Positions along the bars' run, in the order the picture's left-to-right bars should appear.
+        switch (rotation, mirror) {
+        case (90, _): mismatches = VividBars.mismatches(in: { along, across in screen.pixel(across, along) }, x: 0, width: 800, y: 640)
+        case (270, _): mismatches = VividBars.mismatches(in: { along, across in screen.pixel(across, 799 - along) }, x: 0, width: 800, y: 640)
+        default: mismatches = VividBars.mismatches(in: { along, y in screen.pixel(1279 - along, y) }, x: 0, width: 1280, y: 400)
+        }
+        if mirror {
+          // The mode label is drawn on the panel, never mirrored: "STILL" at the top-left margin, scale 2. In the
+          // same dump as the bars: bochs has no vblank, so a dump can catch a buffer drawn up to the picture
+          // but not yet the overlay (seen once in a clean-clone run).
+          mismatches += OverlayText.mismatches(in: screen, "STILL", x: 25, y: 25, scale: 2, background: (0, 0, 0))
+        }
+        return mismatches.isEmpty
       }
-      if mirror {
-        // The mode label is drawn on the panel, never mirrored: "STILL" at the top-left margin, scale 2. In the
-        // same dump as the bars: bochs has no vblank, so a dump can catch a buffer drawn up to the picture
-        // but not yet the overlay (seen once in a clean-clone run).
-        mismatches += OverlayText.mismatches(in: screen, "STILL", x: 25, y: 25, scale: 2, background: (0, 0, 0))
+      #expect(mismatches.isEmpty, "\(mismatches)")
+      if let screen = last, rotation == 90 {
+        #expect(screen.pixel(200, 400) == (0, 0, 0) && screen.pixel(1080, 400) == (0, 0, 0), "pillarbox bars black")
       }
-      return mismatches.isEmpty
+      let stopped = try Board.kill(name)
+      #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
     }
-    #expect(mismatches.isEmpty, "\(mismatches)")
-    if let screen = last, rotation == 90 {
-      #expect(screen.pixel(200, 400) == (0, 0, 0) && screen.pixel(1080, 400) == (0, 0, 0), "pillarbox bars black")
-    }
-    let stopped = try Board.kill(name)
-    #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
   }
 
   /// After a still, the photo decoded from its file stays on screen for the review time, whatever the camera
@@ -94,26 +93,31 @@ extension BoardDeviceTests {
       $0.replacingOccurrences(of: "jpeg-quality = 90\n", with: "jpeg-quality = 90\nreview-s = 60\n")
     }
     defer { _ = try? Board.run("v4l2-ctl -d /dev/video0 -c test_pattern=0") }
-    try Board.spawn("review", [Board.binary, "run", "--config", config])
-    defer { _ = try? Board.kill("review") }
-    try Board.waitFor("the service to be ready") { try Board.logs("review").contains("kioskcam: ready") }
-    try Board.waitFor("colour bars") { VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty }
-    try Board.click("shutter")
-    try Board.waitFor("IMG_0001.JPG") { try Board.logs("review").contains("screen: review DCIM/100KIOSK/IMG_0001.JPG") }
-    // 5 = "100% Black" in vivid's test pattern menu.
-    let black = try Board.run("v4l2-ctl -d /dev/video0 -c test_pattern=5")
-    try #require(black.status == 0, "\(black.stderr)")
-    // Frames keep arriving (black ones); the screen keeps the photo and says so.
-    var screen = try Board.screendump()
-    #expect(VividBars.mismatches(in: screen.pixel, x: 0, width: 1280, y: 400).isEmpty, "the photo's bars")
-    let label = 64
-    #expect(
-      OverlayText.mismatches(in: screen, "Review", x: (1280 - 6 * 32) / 2, y: 800 - 25 - label, scale: 2, background: (0, 0, 0))
-        .isEmpty, "the Review label")
-    try Board.click("shutter")  // "use photo" (the mode button would go on to review mode)
-    try Board.waitFor("the live picture, now black") {
-      screen = try Board.screendump()
-      return screen.pixel(640, 400) == (0, 0, 0) && screen.pixel(80, 400) == (0, 0, 0)
+    try Board.withService("review", config: config) {
+      try Board.waitFor("colour bars") { VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty }
+      try Board.click("shutter")
+      try Board.waitFor("IMG_0001.JPG") { try Board.logs("review").contains("screen: review DCIM/100KIOSK/IMG_0001.JPG") }
+      // 5 = "100% Black" in vivid's test pattern menu.
+      let black = try Board.run("v4l2-ctl -d /dev/video0 -c test_pattern=5")
+      try #require(black.status == 0, "\(black.stderr)")
+      // Frames keep arriving, black ones: vivid draws the pattern into each buffer it fills after the switch, so
+      // once more frames came than it has buffers (the service queues 4), the camera has sent black. Only then
+      // does the screen tell: it keeps the photo and says so.
+      let framesAtSwitch = try #require(try Board.status()["framesReceived"] as? Int)
+      try Board.waitFor("black frames from the camera") {
+        (try Board.status()["framesReceived"] as? Int ?? 0) > framesAtSwitch + 8
+      }
+      var screen = try Board.screendump()
+      #expect(VividBars.mismatches(in: screen.pixel, x: 0, width: 1280, y: 400).isEmpty, "the photo's bars")
+      let label = 64
+      #expect(
+        OverlayText.mismatches(in: screen, "Review", x: (1280 - 6 * 32) / 2, y: 800 - 25 - label, scale: 2, background: (0, 0, 0))
+          .isEmpty, "the Review label")
+      try Board.click("shutter")  // "use photo" (the mode button would go on to review mode)
+      try Board.waitFor("the live picture, now black") {
+        screen = try Board.screendump()
+        return screen.pixel(640, 400) == (0, 0, 0) && screen.pixel(80, 400) == (0, 0, 0)
+      }
     }
   }
 }

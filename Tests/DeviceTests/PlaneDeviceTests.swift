@@ -47,19 +47,18 @@ extension BoardDeviceTests {
   /// but tries no commit.
   @Test func theServiceLogsThePlaneDecisionOnce() throws {
     let (config, _) = try Board.makeConfig(name: "planes-service")
-    try Board.spawn("planes-service", [Board.binary, "run", "--config", config])
-    defer { _ = try? Board.kill("planes-service") }
-    try Board.waitFor("the service to be ready") { try Board.logs("planes-service").contains("kioskcam: ready") }
-    let lines = try Board.logs("planes-service").split(separator: "\n").filter { $0.contains("display plane:") }
-    #expect(lines.count == 1, "\(lines)")
-    #expect(lines.first?.contains("display plane: cpu: no YUV plane") == true, "\(lines)")
+    try Board.withService("planes-service", config: config) {
+      let lines = try Board.logs("planes-service").split(separator: "\n").filter { $0.contains("display plane:") }
+      #expect(lines.count == 1, "\(lines)")
+      #expect(lines.first?.contains("display plane: cpu: no YUV plane") == true, "\(lines)")
 
-    let result = try Board.run("\(Board.binary) probe --json --config \(config)")
-    let report = try JSONDecoder().decode(PlanesJSON.self, from: Data(result.stdout.utf8))
-    let verdict = try #require(report.displayPlanes.first, "\(result.stdout)")
-    #expect(verdict.decision == "untested")
-    #expect(verdict.evidence.hasPrefix("another program is DRM master"), "\(verdict.evidence)")
-    #expect(verdict.planes.map(\.formats) == [["XR24", "BX24"]])
+      let result = try Board.run("\(Board.binary) probe --json --config \(config)")
+      let report = try JSONDecoder().decode(PlanesJSON.self, from: Data(result.stdout.utf8))
+      let verdict = try #require(report.displayPlanes.first, "\(result.stdout)")
+      #expect(verdict.decision == "untested")
+      #expect(verdict.evidence.hasPrefix("another program is DRM master"), "\(verdict.evidence)")
+      #expect(verdict.planes.map(\.formats) == [["XR24", "BX24"]])
+    }
   }
 }
 

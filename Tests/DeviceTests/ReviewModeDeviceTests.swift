@@ -63,72 +63,71 @@ extension BoardDeviceTests {
   @Test func reviewModeBrowsesPlaysAndTimesOut() throws {
     let (config, roll) = try Board.makeConfig(name: "browse") { $0 + "\n[review]\nidle-s = 25\n" }
     try makeReviewRoll(roll)
-    try Board.spawn("browse", [Board.binary, "run", "--config", config])
-    defer { _ = try? Board.kill("browse") }
-    try Board.waitFor("the service to be ready") { try Board.logs("browse").contains("kioskcam: ready") }
+    try Board.withService("browse", config: config) {
 
-    // The mode button: newest first, a movie shows its first frame, its name and its length.
-    try Board.click("mode")
-    try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
-    let screen = try Board.screendump()
-    #expect(OverlayText.mismatches(in: screen, "IMG_0004.MOV 0:09", x: 25, y: 25, scale: 2, background: (0, 0, 0)).isEmpty)
+      // The mode button: newest first, a movie shows its first frame, its name and its length.
+      try Board.click("mode")
+      try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
+      let screen = try Board.screendump()
+      #expect(OverlayText.mismatches(in: screen, "IMG_0004.MOV 0:09", x: 25, y: 25, scale: 2, background: (0, 0, 0)).isEmpty)
 
-    // Shutter: older. The 4000x3000 photo is decoded at a DCT scale, never at full size.
-    try Board.click("shutter")
-    try expectShown("browse", "IMG_0003.JPG", "2 / 4", Self.blue)
-    try Board.click("shutter")
-    try expectShown("browse", "IMG_0002.JPG", "3 / 4", Self.green)
-    let decoded = try Board.logs("browse").split(separator: "\n").first { $0.contains("review DCIM/100KIOSK/IMG_0002.JPG: 4000x3000") }
-    #expect(decoded?.contains("decoded at 1/2 to 2000x1500, shown at 1066x800+107+0") == true, "\(decoded ?? "no line")")
-    #expect(try Board.screendump().pixel(50, 400) == (0, 0, 0), "pillarbox bars")
-    try Board.click("shutter")
-    try expectShown("browse", "IMG_0001.JPG", "4 / 4", Self.red)
-    try Board.click("shutter")
-    try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
+      // Shutter: older. The 4000x3000 photo is decoded at a DCT scale, never at full size.
+      try Board.click("shutter")
+      try expectShown("browse", "IMG_0003.JPG", "2 / 4", Self.blue)
+      try Board.click("shutter")
+      try expectShown("browse", "IMG_0002.JPG", "3 / 4", Self.green)
+      let decoded = try Board.logs("browse").split(separator: "\n").first { $0.contains("review DCIM/100KIOSK/IMG_0002.JPG: 4000x3000") }
+      #expect(decoded?.contains("decoded at 1/2 to 2000x1500, shown at 1066x800+107+0") == true, "\(decoded ?? "no line")")
+      #expect(try Board.screendump().pixel(50, 400) == (0, 0, 0), "pillarbox bars")
+      try Board.click("shutter")
+      try expectShown("browse", "IMG_0001.JPG", "4 / 4", Self.red)
+      try Board.click("shutter")
+      try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
 
-    // A long press on shutter: newer (round from the newest to the oldest).
-    let long = try Board.host([Board.cli, "click", "shutter", "--hold-ms", "1500"])
-    try #require(long.status == 0, "\(long.stderr)")
-    try expectShown("browse", "IMG_0001.JPG", "4 / 4", Self.red)
-    try Board.click("shutter")
-    try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
+      // A long press on shutter: newer (round from the newest to the oldest).
+      let long = try Board.host([Board.cli, "click", "shutter", "--hold-ms", "1500"])
+      try #require(long.status == 0, "\(long.stderr)")
+      try expectShown("browse", "IMG_0001.JPG", "4 / 4", Self.red)
+      try Board.click("shutter")
+      try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
 
-    // Cancel plays the movie: it turns magenta after its first second; cancel again stops it at its first frame.
-    try Board.click("cancel")
-    try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.magenta, playing: true)
-    try Board.click("cancel")
-    try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
-    // Played to the end, it comes back to its first frame by itself.
-    try Board.click("cancel")
-    try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.magenta, playing: true)
-    try Board.waitFor("the end of the movie") {
-      try lastScreen("browse") == "browsing DCIM/100KIOSK/IMG_0004.MOV 1 / 4"
+      // Cancel plays the movie: it turns magenta after its first second; cancel again stops it at its first frame.
+      try Board.click("cancel")
+      try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.magenta, playing: true)
+      try Board.click("cancel")
+      try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
+      // Played to the end, it comes back to its first frame by itself.
+      try Board.click("cancel")
+      try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.magenta, playing: true)
+      try Board.waitFor("the end of the movie") {
+        try lastScreen("browse") == "browsing DCIM/100KIOSK/IMG_0004.MOV 1 / 4"
+      }
+      try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
+      let played = try Board.logs("browse").split(separator: "\n").filter { $0.contains("playing DCIM/100KIOSK/IMG_0004.MOV") }
+      #expect(played.count == 2 && played.allSatisfy { $0.contains(": 90 frames, ") }, "\(played)")
+
+      // A still taken over the control socket joins the list; the screen stays on the movie, now 2 / 5.
+      let shutter = try Board.run("\(Board.binary) shutter")
+      #expect(shutter.status == 0 && shutter.stdout == "ok\n", "\(shutter.stdout) \(shutter.stderr)")
+      try expectShown("browse", "IMG_0004.MOV", "2 / 5", Self.yellow)
+      #expect(FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0005.JPG"))
+      try Board.click("shutter")
+      try Board.waitFor("the next older item") { try lastScreen("browse") == "browsing DCIM/100KIOSK/IMG_0003.JPG 3 / 5" }
+      try Board.host([Board.cli, "click", "shutter", "--hold-ms", "1500"])
+      try Board.host([Board.cli, "click", "shutter", "--hold-ms", "1500"])
+      try Board.waitFor("the photo from the socket, newest") {
+        try lastScreen("browse") == "browsing DCIM/100KIOSK/IMG_0005.JPG 1 / 5"
+      }
+
+      // Left alone, review goes back to the live picture.
+      func liveScreens() throws -> Int { try Board.logs("browse").components(separatedBy: "screen: live still\n").count }
+      let before = try liveScreens()
+      try Board.waitFor("the idle timeout", seconds: 120) { try liveScreens() > before }
+      #expect(try Board.logs("browse").contains("review idle for 25.0 seconds: back to the live picture"))
+      try Board.waitFor("vivid's bars") { VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty }
+      let stopped = try Board.kill("browse")
+      #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
     }
-    try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
-    let played = try Board.logs("browse").split(separator: "\n").filter { $0.contains("playing DCIM/100KIOSK/IMG_0004.MOV") }
-    #expect(played.count == 2 && played.allSatisfy { $0.contains(": 90 frames, ") }, "\(played)")
-
-    // A still taken over the control socket joins the list; the screen stays on the movie, now 2 / 5.
-    let shutter = try Board.run("\(Board.binary) shutter")
-    #expect(shutter.status == 0 && shutter.stdout == "ok\n", "\(shutter.stdout) \(shutter.stderr)")
-    try expectShown("browse", "IMG_0004.MOV", "2 / 5", Self.yellow)
-    #expect(FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0005.JPG"))
-    try Board.click("shutter")
-    try Board.waitFor("the next older item") { try lastScreen("browse") == "browsing DCIM/100KIOSK/IMG_0003.JPG 3 / 5" }
-    try Board.host([Board.cli, "click", "shutter", "--hold-ms", "1500"])
-    try Board.host([Board.cli, "click", "shutter", "--hold-ms", "1500"])
-    try Board.waitFor("the photo from the socket, newest") {
-      try lastScreen("browse") == "browsing DCIM/100KIOSK/IMG_0005.JPG 1 / 5"
-    }
-
-    // Left alone, review goes back to the live picture.
-    func liveScreens() throws -> Int { try Board.logs("browse").components(separatedBy: "screen: live still\n").count }
-    let before = try liveScreens()
-    try Board.waitFor("the idle timeout", seconds: 120) { try liveScreens() > before }
-    #expect(try Board.logs("browse").contains("review idle for 25.0 seconds: back to the live picture"))
-    try Board.waitFor("vivid's bars") { VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty }
-    let stopped = try Board.kill("browse")
-    #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
   }
 }
 
@@ -137,34 +136,33 @@ extension BoardDeviceTests {
   /// the next photo takes a new number.
   @Test func reviewModeDeletesOnlyAfterAsking() throws {
     let (config, roll) = try Board.makeConfig(name: "delete") { $0 + "\n[review]\nallow-delete = yes\n" }
-    try Board.spawn("delete", [Board.binary, "run", "--config", config])
-    defer { _ = try? Board.kill("delete") }
-    try Board.waitFor("the service to be ready") { try Board.logs("delete").contains("kioskcam: ready") }
-    for _ in 0..<2 { #expect(try Board.run("\(Board.binary) shutter").status == 0) }
-    try Board.waitFor("two stills") { try Board.logs("delete").contains("still DCIM/100KIOSK/IMG_0002.JPG") }
-    try Board.click("mode")
-    try Board.waitFor("review") { try lastScreen("delete") == "browsing DCIM/100KIOSK/IMG_0002.JPG 1 / 2" }
-    let long = try Board.host([Board.cli, "click", "cancel", "--hold-ms", "1500"])
-    try #require(long.status == 0, "\(long.stderr)")
-    try Board.waitFor("the question") { try lastScreen("delete") == "browsing DCIM/100KIOSK/IMG_0002.JPG 1 / 2 delete?" }
-    // "Delete?" centred on the middle of three lines, white on red, scale 2.
-    var words: [String] = []
-    try Board.waitFor("Delete? on screen", seconds: 60) {
-      words = OverlayText.mismatches(
-        in: try Board.screendump(), "Delete?", x: (1280 - 7 * 32) / 2, y: (800 - 3 * 64) / 2, scale: 2, background: (224, 32, 32))
-      return words.isEmpty
+    try Board.withService("delete", config: config) {
+      for _ in 0..<2 { #expect(try Board.run("\(Board.binary) shutter").status == 0) }
+      try Board.waitFor("two stills") { try Board.logs("delete").contains("still DCIM/100KIOSK/IMG_0002.JPG") }
+      try Board.click("mode")
+      try Board.waitFor("review") { try lastScreen("delete") == "browsing DCIM/100KIOSK/IMG_0002.JPG 1 / 2" }
+      let long = try Board.host([Board.cli, "click", "cancel", "--hold-ms", "1500"])
+      try #require(long.status == 0, "\(long.stderr)")
+      try Board.waitFor("the question") { try lastScreen("delete") == "browsing DCIM/100KIOSK/IMG_0002.JPG 1 / 2 delete?" }
+      // "Delete?" centred on the middle of three lines, white on red, scale 2.
+      var words: [String] = []
+      try Board.waitFor("Delete? on screen", seconds: 60) {
+        words = OverlayText.mismatches(
+          in: try Board.screendump(), "Delete?", x: (1280 - 7 * 32) / 2, y: (800 - 3 * 64) / 2, scale: 2, background: (224, 32, 32))
+        return words.isEmpty
+      }
+      #expect(words.isEmpty, "\(words)")
+      try Board.click("shutter")
+      try Board.waitFor("the delete") { try lastScreen("delete") == "browsing DCIM/100KIOSK/IMG_0001.JPG 1 / 1" }
+      try Board.waitFor("IMG_0002.JPG gone") { !FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0002.JPG") }
+      try Board.waitFor("its record gone") {
+        let records = (try? String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)) ?? ""
+        return records.contains("IMG_0001.JPG") && !records.contains("IMG_0002.JPG")
+      }
+      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      try Board.waitFor("the next photo") { try Board.logs("delete").contains("still DCIM/100KIOSK/IMG_0003.JPG") }
+      #expect(!FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0002.JPG"), "number 2 is not reused")
     }
-    #expect(words.isEmpty, "\(words)")
-    try Board.click("shutter")
-    try Board.waitFor("the delete") { try lastScreen("delete") == "browsing DCIM/100KIOSK/IMG_0001.JPG 1 / 1" }
-    try Board.waitFor("IMG_0002.JPG gone") { !FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0002.JPG") }
-    try Board.waitFor("its record gone") {
-      let records = (try? String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)) ?? ""
-      return records.contains("IMG_0001.JPG") && !records.contains("IMG_0002.JPG")
-    }
-    #expect(try Board.run("\(Board.binary) shutter").status == 0)
-    try Board.waitFor("the next photo") { try Board.logs("delete").contains("still DCIM/100KIOSK/IMG_0003.JPG") }
-    #expect(!FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0002.JPG"), "number 2 is not reused")
   }
 
   /// A camera mounted a quarter turn clockwise ([camera] rotation = 90): the preview shows the sensor's
@@ -174,23 +172,22 @@ extension BoardDeviceTests {
     let (config, roll) = try Board.makeConfig(name: "upright") {
       $0.replacingOccurrences(of: "frame-rate = 30\n", with: "frame-rate = 30\nrotation = 90\n")
     }
-    try Board.spawn("upright", [Board.binary, "run", "--config", config])
-    defer { _ = try? Board.kill("upright") }
-    try Board.waitFor("the service to be ready") { try Board.logs("upright").contains("kioskcam: ready") }
-    #expect(try Board.run("\(Board.binary) shutter").status == 0)
-    try Board.waitFor("the still") { try Board.logs("upright").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
-    let exif = try Board.host(["/usr/bin/exiftool", "-s3", "-n", "-Orientation", "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"])
-    #expect(exif.stdout == "8\n", "\(exif.stdout)")
-    try Board.click("mode")
-    try Board.waitFor("review") { try lastScreen("upright") == "browsing DCIM/100KIOSK/IMG_0001.JPG 1 / 1" }
-    // 640x360 turned fits 1280x800 as 450x800 in the middle; bars from the bottom up.
-    var mismatches = ["no screendump yet"]
-    try Board.waitFor("the photo upright", seconds: 60) {
-      let screen = try Board.screendump()
-      mismatches = VividBars.mismatches(in: { along, across in screen.pixel(across, 799 - along) }, x: 0, width: 800, y: 640)
-      return mismatches.isEmpty
+    try Board.withService("upright", config: config) {
+      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      try Board.waitFor("the still") { try Board.logs("upright").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+      let exif = try Board.host(["/usr/bin/exiftool", "-s3", "-n", "-Orientation", "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"])
+      #expect(exif.stdout == "8\n", "\(exif.stdout)")
+      try Board.click("mode")
+      try Board.waitFor("review") { try lastScreen("upright") == "browsing DCIM/100KIOSK/IMG_0001.JPG 1 / 1" }
+      // 640x360 turned fits 1280x800 as 450x800 in the middle; bars from the bottom up.
+      var mismatches = ["no screendump yet"]
+      try Board.waitFor("the photo upright", seconds: 60) {
+        let screen = try Board.screendump()
+        mismatches = VividBars.mismatches(in: { along, across in screen.pixel(across, 799 - along) }, x: 0, width: 800, y: 640)
+        return mismatches.isEmpty
+      }
+      #expect(mismatches.isEmpty, "\(mismatches)")
     }
-    #expect(mismatches.isEmpty, "\(mismatches)")
   }
 }
 

@@ -4,13 +4,6 @@ import Testing
 /// Stills on the board: numbering, EXIF, storage limits, crashes. In the serialized board suite, because
 /// every test here holds the one camera and the one shutter line.
 extension BoardDeviceTests {
-  /// Starts the service under `name` and waits for it to say it is ready.
-  func startService(_ name: String, config: String) throws {
-    _ = try? Board.kill(name, signal: "KILL")
-    try Board.spawn(name, [Board.binary, "run", "--config", config])
-    try Board.waitFor("\(name) to be ready") { try Board.logs(name).contains("kioskcam: ready") }
-  }
-
   /// Clicks the shutter and waits for the still line of `file` (`DCIM/100KIOSK/IMG_0001.JPG`).
   func press(_ service: String, expecting file: String) throws {
     try Board.click("shutter")
@@ -41,98 +34,135 @@ extension BoardDeviceTests {
     return result
   }
 
+  /// EXIF's capture time is the frame's, carried back from CLOCK_MONOTONIC to the wall clock (docs/stills.md):
+  /// the press's kernel timestamp plus the shutter lag the log gave, moved onto CLOCK_REALTIME by the guest's
+  /// own offset between the two clocks (read here by Python, not by the service), to the millisecond EXIF keeps.
+  /// A time taken when the file was written instead lands the save's encode and fsync later (tens of ms at
+  /// least on the emulated board). DateTimeDigitized is the same moment; ImageUniqueID is 128 bits, never twice.
+  func expectCaptureTimes(roll: String, files: [String], log: String) throws {
+    let offsetRun = try Board.run("python3 -c 'import time; print(time.clock_gettime(time.CLOCK_REALTIME) - time.clock_gettime(time.CLOCK_MONOTONIC))'")
+    let offset = try #require(Double(offsetRun.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(offsetRun.stderr)")
+    let presses = log.split(separator: "\n").filter { $0.hasPrefix("kioskcam: press at ") }.compactMap {
+      $0.dropFirst("kioskcam: press at ".count).split(separator: ":").first.flatMap { Double($0) }
+    }
+    let lagByFile = lags(in: log)
+    try #require(presses.count == files.count, "\(log)")
+    var identifiers: [String] = []
+    for (file, pressed) in zip(files, presses) {
+      let tags = try Board.host([
+        "/usr/bin/exiftool", "-s3", "-d", "%s", "-DateTimeOriginal", "-SubSecTimeOriginal", "-CreateDate",
+        "-SubSecTimeDigitized", "-ImageUniqueID", "\(roll)/\(file)",
+      ]).stdout.split(separator: "\n").map(String.init)
+      try #require(tags.count == 5, "\(file): \(tags)")
+      // exiftool names DateTimeDigitized CreateDate; -d %s gives the local time tags as seconds since 1970 (it
+      // applies the zone, as localtime_r did).
+      let original = try #require(Double(tags[0]).map { $0 + (Double(tags[1]) ?? 99) / 1000 }, "\(tags)")
+      let digitized = try #require(Double(tags[2]).map { $0 + (Double(tags[3]) ?? 99) / 1000 }, "\(tags)")
+      let lag = try #require(lagByFile[file])
+      let frameTime = offset + pressed + lag / 1000
+      #expect(abs(original - frameTime) <= 0.005, "\(file): EXIF \(original), the frame at \(frameTime) (lag \(lag) ms)")
+      #expect(digitized == original, "\(file): digitized \(digitized), original \(original)")
+      identifiers.append(tags[4])
+    }
+    #expect(identifiers.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) }, "\(identifiers)")
+    #expect(Set(identifiers).count == files.count, "a new ImageUniqueID for every still: \(identifiers)")
+  }
+
   @Test func pressesGiveConsecutiveFilesThatPeersValidate() throws {
     let (config, roll) = try Board.makeConfig(name: "presses")
-    try startService("presses", config: config)
-    defer { _ = try? Board.kill("presses") }
-    let count = 5
-    let files = (1...count).map { "DCIM/100KIOSK/IMG_000\($0).JPG" }
-    for file in files { try press("presses", expecting: file) }
-    #expect(try jpegs(in: roll) == files)
-    #expect(try hiddenFiles(in: roll).isEmpty)
+    try Board.withService("presses", config: config) {
+      let count = 5
+      let files = (1...count).map { "DCIM/100KIOSK/IMG_000\($0).JPG" }
+      for file in files { try press("presses", expecting: file) }
+      #expect(try jpegs(in: roll) == files)
+      #expect(try hiddenFiles(in: roll).isEmpty)
 
-    // vivid's buffer timestamps around each press, as the service logged them: the saved frame is the nearer.
-    let choices = try Board.logs("presses").split(separator: "\n").filter { $0.contains("kioskcam: press at ") }
-    #expect(choices.count == count)
-    for line in choices {
-      let words = line.split(separator: " ").map(String.init)
-      func frame(after label: String) -> (sequence: String, offset: Double)? {
-        guard let at = words.firstIndex(of: label), !words[at + 1].hasPrefix("none"),
-          let offset = Double(words[at + 3])
-        else { return nil }
-        return (words[at + 1], offset)
+      // vivid's buffer timestamps around each press, as the service logged them: the saved frame is the nearer.
+      let choices = try Board.logs("presses").split(separator: "\n").filter { $0.contains("kioskcam: press at ") }
+      #expect(choices.count == count)
+      for line in choices {
+        let words = line.split(separator: " ").map(String.init)
+        func frame(after label: String) -> (sequence: String, offset: Double)? {
+          guard let at = words.firstIndex(of: label), !words[at + 1].hasPrefix("none"),
+            let offset = Double(words[at + 3])
+          else { return nil }
+          return (words[at + 1], offset)
+        }
+        let before = frame(after: "before")
+        let after = frame(after: "after")
+        let saved = words.last ?? ""
+        let nearest = [before, after].compactMap { $0 }.min { abs($0.offset) < abs($1.offset) }
+        #expect(nearest?.sequence == saved, "\(line)")
       }
-      let before = frame(after: "before")
-      let after = frame(after: "after")
-      let saved = words.last ?? ""
-      let nearest = [before, after].compactMap { $0 }.min { abs($0.offset) < abs($1.offset) }
-      #expect(nearest?.sequence == saved, "\(line)")
-    }
 
-    let lagByFile = lags(in: try Board.logs("presses"))
-    #expect(lagByFile.keys.sorted() == files)
-    // Shown in the test log: the figures the issue asks for (frame timestamp minus press timestamp).
-    print("shutter lag (ms) for \(count) presses: \(files.map { lagByFile[$0].map { String($0) } ?? "?" })")
+      let lagByFile = lags(in: try Board.logs("presses"))
+      #expect(lagByFile.keys.sorted() == files)
+      // Shown in the test log: the figures the issue asks for (frame timestamp minus press timestamp).
+      print("shutter lag (ms) for \(count) presses: \(files.map { lagByFile[$0].map { String($0) } ?? "?" })")
 
-    for file in files {
-      let path = "\(roll)/\(file)"
-      let exiftool = try Board.host(["/usr/bin/exiftool", "-validate", "-warning", "-a", "-s", path])
-      #expect(exiftool.stdout == "Validate                        : OK\n", "\(file): \(exiftool.stdout)")
-      let jpeginfo = try Board.host(["/usr/bin/jpeginfo", "-c", path])
-      #expect(jpeginfo.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(file): \(jpeginfo.stdout)")
-      let tags = try Board.host(["/usr/bin/exiftool", "-s3", "-Make", "-Model", "-ExifImageWidth", "-ThumbnailImage", path])
-      #expect(tags.stdout.hasPrefix("kioskcam\nvivid\n640\n(Binary data"), "\(file): \(tags.stdout)")
-    }
+      for file in files {
+        let path = "\(roll)/\(file)"
+        let exiftool = try Board.host(["/usr/bin/exiftool", "-validate", "-warning", "-a", "-s", path])
+        #expect(exiftool.stdout == "Validate                        : OK\n", "\(file): \(exiftool.stdout)")
+        let jpeginfo = try Board.host(["/usr/bin/jpeginfo", "-c", path])
+        #expect(jpeginfo.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(file): \(jpeginfo.stdout)")
+        let tags = try Board.host(["/usr/bin/exiftool", "-s3", "-Make", "-Model", "-ExifImageWidth", "-ThumbnailImage", path])
+        #expect(tags.stdout.hasPrefix("kioskcam\nvivid\n640\n(Binary data"), "\(file): \(tags.stdout)")
+      }
 
-    // The records: one for every file, with the lag the log gave.
-    let listed = try Board.run("\(Board.binary) roll list --json --config \(config)")
-    #expect(listed.status == 0, "\(listed.stderr)")
-    let items = try JSONDecoder().decode([ListedJSON].self, from: Data(listed.stdout.utf8))
-    #expect(items.map(\.file) == files)
-    for item in items {
-      let record = try #require(item.record, "record of \(item.file)")
-      #expect(record.mediaType == "still" && record.sourceFormat == "YUYV")
-      #expect(record.width == 640 && record.height == 360)
-      #expect(record.bytes == item.bytes)
-      if let logged = lagByFile[item.file] { #expect(abs(record.shutterLagMilliseconds - logged) < 0.001) }
-      // vivid has a gain control but no exposure control: the record carries the one there is.
-      #expect(record.gain != nil && record.exposure100Microseconds == nil)
+      try expectCaptureTimes(roll: roll, files: files, log: try Board.logs("presses"))
+
+      // The records: one for every file, with the lag the log gave.
+      let listed = try Board.run("\(Board.binary) roll list --json --config \(config)")
+      #expect(listed.status == 0, "\(listed.stderr)")
+      let items = try JSONDecoder().decode([ListedJSON].self, from: Data(listed.stdout.utf8))
+      #expect(items.map(\.file) == files)
+      for item in items {
+        let record = try #require(item.record, "record of \(item.file)")
+        #expect(record.mediaType == "still" && record.sourceFormat == "YUYV")
+        #expect(record.width == 640 && record.height == 360)
+        #expect(record.bytes == item.bytes)
+        if let logged = lagByFile[item.file] { #expect(abs(record.shutterLagMilliseconds - logged) < 0.001) }
+        // vivid has a gain control but no exposure control: the record carries the one there is.
+        #expect(record.gain != nil && record.exposure100Microseconds == nil)
+      }
     }
   }
 
   @Test func framesTheDriverFlagsAsDamagedAreCountedNotSaved() throws {
     let (config, _) = try Board.makeConfig(name: "damaged")
-    try startService("damaged", config: config)
-    let inject = try Board.run("v4l2-ctl -d /dev/video0 -c inject_v4l2_buf_flag_error=1")
-    #expect(inject.status == 0, "\(inject.stderr)")
-    try Board.waitFor("the damaged frame to be counted") { try Board.logs("damaged").contains("the driver flagged it as damaged") }
-    _ = try Board.kill("damaged")
-    let summary = try Board.logs("damaged").split(separator: "\n").last { $0.contains("frames delivered") } ?? ""
-    #expect(summary.contains("error-flagged 1,"), "\(summary)")
+    try Board.withService("damaged", config: config) {
+      let inject = try Board.run("v4l2-ctl -d /dev/video0 -c inject_v4l2_buf_flag_error=1")
+      #expect(inject.status == 0, "\(inject.stderr)")
+      try Board.waitFor("the damaged frame to be counted") { try Board.logs("damaged").contains("the driver flagged it as damaged") }
+      _ = try Board.kill("damaged")
+      let summary = try Board.logs("damaged").split(separator: "\n").last { $0.contains("frames delivered") } ?? ""
+      #expect(summary.contains("error-flagged 1,"), "\(summary)")
+    }
   }
 
   @Test func nv12FramesBecomeValidStills() throws {
     let (config, roll) = try Board.makeConfig(name: "nv12") { $0.replacingOccurrences(of: "format = yuyv", with: "format = nv12") }
-    try startService("nv12", config: config)
-    defer { _ = try? Board.kill("nv12") }
-    try press("nv12", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
-    let path = "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"
-    let exiftool = try Board.host(["/usr/bin/exiftool", "-validate", "-warning", "-a", "-s", path])
-    #expect(exiftool.stdout == "Validate                        : OK\n", "\(exiftool.stdout)")
-    let decodedPath = "\(Board.stateDirectory!)/test-nv12.ppm"
-    #expect(try Board.host(["/usr/bin/djpeg", "-pnm", "-outfile", decodedPath, path]).status == 0)
-    let decoded = try PPM(contentsOf: decodedPath)
-    #expect(VividBars.mismatches(in: decoded.pixel, x: 0, width: 640, y: 180, tolerance: 12).isEmpty)
+    try Board.withService("nv12", config: config) {
+      try press("nv12", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
+      let path = "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"
+      let exiftool = try Board.host(["/usr/bin/exiftool", "-validate", "-warning", "-a", "-s", path])
+      #expect(exiftool.stdout == "Validate                        : OK\n", "\(exiftool.stdout)")
+      let decodedPath = "\(Board.stateDirectory!)/test-nv12.ppm"
+      #expect(try Board.host(["/usr/bin/djpeg", "-pnm", "-outfile", decodedPath, path]).status == 0)
+      let decoded = try PPM(contentsOf: decodedPath)
+      #expect(VividBars.mismatches(in: decoded.pixel, x: 0, width: 640, y: 180, tolerance: 12).isEmpty)
+    }
   }
 
   @Test func aFullFolderRollsOverToTheNext() throws {
     let (config, roll) = try Board.makeConfig(name: "rollover")
     try "100-9998\n".write(toFile: "\(roll)/.kioskcam-last-number", atomically: true, encoding: .utf8)
-    try startService("rollover", config: config)
-    defer { _ = try? Board.kill("rollover") }
-    try press("rollover", expecting: "DCIM/100KIOSK/IMG_9999.JPG")
-    try press("rollover", expecting: "DCIM/101KIOSK/IMG_0001.JPG")
-    #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_9999.JPG", "DCIM/101KIOSK/IMG_0001.JPG"])
+    try Board.withService("rollover", config: config) {
+      try press("rollover", expecting: "DCIM/100KIOSK/IMG_9999.JPG")
+      try press("rollover", expecting: "DCIM/101KIOSK/IMG_0001.JPG")
+      #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_9999.JPG", "DCIM/101KIOSK/IMG_0001.JPG"])
+    }
   }
 
   @Test func aKillDuringASaveLeavesNoPartialFileAndNoReusedNumber() throws {
@@ -145,34 +175,37 @@ extension BoardDeviceTests {
       try guest("ls -A \(mount)/roll/DCIM/100KIOSK").split(separator: "\n").map(String.init)
     }
     let (config, _) = try Board.makeConfig(name: "crash", edit: Board.guestRoll("crash", at: "\(mount)/roll", reserve: 1))
-    try startService("crash", config: config)
-    try press("crash", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
+    try Board.withService("crash", config: config) {
+      try press("crash", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
 
-    _ = try guest("fsfreeze -f \(mount)")
-    try Board.click("shutter")
-    try Board.waitFor("the still writer to block on the frozen file system") {
-      try Board.run("for t in /proc/$(pidof kioskcam)/task/*; do cut -d' ' -f3 $t/stat; done | grep -qx D").status == 0
+      _ = try guest("fsfreeze -f \(mount)")
+      try Board.click("shutter")
+      try Board.waitFor("the still writer to block on the frozen file system") {
+        try Board.run("for t in /proc/$(pidof kioskcam)/task/*; do cut -d' ' -f3 $t/stat; done | grep -qx D").status == 0
+      }
+      _ = try guest("kill -9 $(pidof kioskcam); fsfreeze -u \(mount)")
+      _ = try? Board.kill("crash", signal: "KILL")
+      #expect(!(try Board.logs("crash").contains("IMG_0002")), "the kill came before the second still was published")
+      let afterCrash = try names()
+      #expect(afterCrash.filter { !$0.hasPrefix(".") } == ["IMG_0001.JPG"], "no visible partial file: \(afterCrash)")
+      print("kill -9 during a save: the roll's folder then held \(afterCrash)")
     }
-    _ = try guest("kill -9 $(pidof kioskcam); fsfreeze -u \(mount)")
-    _ = try? Board.kill("crash", signal: "KILL")
-    #expect(!(try Board.logs("crash").contains("IMG_0002")), "the kill came before the second still was published")
-    let afterCrash = try names()
-    #expect(afterCrash.filter { !$0.hasPrefix(".") } == ["IMG_0001.JPG"], "no visible partial file: \(afterCrash)")
-    print("kill -9 during a save: the roll's folder then held \(afterCrash)")
 
     // A half-written file as a crash in the middle of write(2) leaves it, to be cleared at the next start.
-    _ = try guest("head -c 1000 \(mount)/roll/DCIM/100KIOSK/IMG_0001.JPG > \(mount)/roll/DCIM/100KIOSK/.tmp-IMG_0002.JPG")
-    try startService("crash", config: config)
-    defer { _ = try? Board.kill("crash") }
-    #expect(try names() == ["IMG_0001.JPG"], "leftovers removed at start")
-    try Board.click("shutter")
-    try Board.waitFor("a still after the restart") { lags(in: try Board.logs("crash")).count == 1 }
-    let after = try names()
-    #expect(after.count == 2 && after.allSatisfy { !$0.hasPrefix(".") }, "\(after)")
-    #expect(after.last.map { $0 > "IMG_0001.JPG" } == true, "a new number above every published one: \(after)")
-    for name in after {
-      let check = try Board.run("jpeginfo -c \(mount)/roll/DCIM/100KIOSK/\(name)")
-      #expect(check.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(check.stdout)")
+    let leftover = "\(mount)/roll/DCIM/100KIOSK/.tmp-IMG_0002.JPG"
+    _ = try guest("head -c 1000 \(mount)/roll/DCIM/100KIOSK/IMG_0001.JPG > \(leftover)")
+    try #require(try names().contains(".tmp-IMG_0002.JPG"), "the planted leftover is there before the restart")
+    try Board.withService("crash", config: config) {
+      #expect(try names() == ["IMG_0001.JPG"], "leftovers removed at start")
+      try Board.click("shutter")
+      try Board.waitFor("a still after the restart") { lags(in: try Board.logs("crash")).count == 1 }
+      let after = try names()
+      #expect(after.count == 2 && after.allSatisfy { !$0.hasPrefix(".") }, "\(after)")
+      #expect(after.last.map { $0 > "IMG_0001.JPG" } == true, "a new number above every published one: \(after)")
+      for name in after {
+        let check = try Board.run("jpeginfo -c \(mount)/roll/DCIM/100KIOSK/\(name)")
+        #expect(check.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(check.stdout)")
+      }
     }
   }
 
@@ -182,30 +215,30 @@ extension BoardDeviceTests {
     let (mount, image) = try ext4RollInGuest("unplug", megabytes: 32)
     defer { _ = try? Board.run("umount \(mount); rm -f \(image)") }
     let (config, _) = try Board.makeConfig(name: "unplug", edit: Board.guestRoll("unplug", at: "\(mount)/roll", reserve: 1))
-    try startService("unplug", config: config)
-    defer { _ = try? Board.kill("unplug") }
-    try press("unplug", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
+    try Board.withService("unplug", config: config) {
+      try press("unplug", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
 
-    let unmount = try Board.run("umount \(mount)")
-    try #require(unmount.status == 0, "\(unmount.stderr)")
-    try Board.click("shutter")
-    try Board.waitFor("the press refused") { try Board.logs("unplug").contains("shutter refused: storage not available") }
-    let log = try Board.logs("unplug")
-    #expect(log.contains("storage lost: \(mount)/roll: no such directory"), "\(log)")
-    #expect(log.contains("screen: Storage not available"))
-    var mismatches = ["no screendump yet"]
-    try Board.waitFor("the words on screen") {
-      mismatches = OverlayText.messageMismatches(in: try Board.screendump(), "Storage not available", background: (0x30, 0x30, 0x30))
-      return mismatches.isEmpty
+      let unmount = try Board.run("umount \(mount)")
+      try #require(unmount.status == 0, "\(unmount.stderr)")
+      try Board.click("shutter")
+      try Board.waitFor("the press refused") { try Board.logs("unplug").contains("shutter refused: storage not available") }
+      let log = try Board.logs("unplug")
+      #expect(log.contains("storage lost: \(mount)/roll: no such directory"), "\(log)")
+      #expect(log.contains("screen: Storage not available"))
+      var mismatches = ["no screendump yet"]
+      try Board.waitFor("the words on screen") {
+        mismatches = OverlayText.messageMismatches(in: try Board.screendump(), "Storage not available", background: (0x30, 0x30, 0x30))
+        return mismatches.isEmpty
+      }
+      #expect(mismatches.isEmpty, "\(mismatches)")
+
+      let remount = try Board.run("mount -o loop \(image) \(mount)")
+      try #require(remount.status == 0, "\(remount.stderr)")
+      try Board.waitFor("the storage back") { try Board.logs("unplug").contains("storage back: ") }
+      try press("unplug", expecting: "DCIM/100KIOSK/IMG_0002.JPG")
+      let check = try Board.run("jpeginfo -c \(mount)/roll/DCIM/100KIOSK/IMG_0002.JPG")
+      #expect(check.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(check.stdout)")
     }
-    #expect(mismatches.isEmpty, "\(mismatches)")
-
-    let remount = try Board.run("mount -o loop \(image) \(mount)")
-    try #require(remount.status == 0, "\(remount.stderr)")
-    try Board.waitFor("the storage back") { try Board.logs("unplug").contains("storage back: ") }
-    try press("unplug", expecting: "DCIM/100KIOSK/IMG_0002.JPG")
-    let check = try Board.run("jpeginfo -c \(mount)/roll/DCIM/100KIOSK/IMG_0002.JPG")
-    #expect(check.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(check.stdout)")
   }
 
   @Test func aSmallRollRefusesAtTheReserveAndRecoversAndSurvivesENOSPC() throws {
@@ -220,38 +253,38 @@ extension BoardDeviceTests {
 
     // Phase 1: reserve 2 MiB. A filler leaves less than that: refused with "Storage full"; freed: works.
     let (config, _) = try Board.makeConfig(name: "small", edit: Board.guestRoll("small", at: "\(mount)/roll", reserve: 2))
-    try startService("small", config: config)
-    try press("small", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
-    _ = try guest("dd if=/dev/zero of=\(mount)/filler bs=1M count=3 2>/dev/null; true")
-    try Board.click("shutter")
-    try Board.waitFor("the shutter refused") { try Board.logs("small").contains("shutter refused: storage full") }
-    #expect(try Board.logs("small").contains("screen: Storage full"))
-    #expect(try published() == ["IMG_0001.JPG"])
-    _ = try guest("rm \(mount)/filler")
-    try press("small", expecting: "DCIM/100KIOSK/IMG_0002.JPG")
-    _ = try Board.kill("small")
+    try Board.withService("small", config: config) {
+      try press("small", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
+      _ = try guest("dd if=/dev/zero of=\(mount)/filler bs=1M count=3 2>/dev/null; true")
+      try Board.click("shutter")
+      try Board.waitFor("the shutter refused") { try Board.logs("small").contains("shutter refused: storage full") }
+      #expect(try Board.logs("small").contains("screen: Storage full"))
+      #expect(try published() == ["IMG_0001.JPG"])
+      _ = try guest("rm \(mount)/filler")
+      try press("small", expecting: "DCIM/100KIOSK/IMG_0002.JPG")
+    }
 
     // Phase 2: no reserve, the disk full to the last block: the write fails, no partial file, and it goes on.
     let (noReserve, _) = try Board.makeConfig(name: "enospc", edit: Board.guestRoll("enospc", at: "\(mount)/roll", reserve: 0))
-    try startService("enospc", config: noReserve)
-    defer { _ = try? Board.kill("enospc") }
-    _ = try guest("dd if=/dev/zero of=\(mount)/filler bs=4k 2>/dev/null; true")
-    try Board.click("shutter")
-    try Board.waitFor("the save to fail") { try Board.logs("enospc").contains("save failed") }
-    let log = try Board.logs("enospc")
-    #expect(log.contains("screen: Save failed"))
-    #expect(log.contains("No space left on device"), "\(log)")
-    #expect(try published() == ["IMG_0001.JPG", "IMG_0002.JPG"], "no partial file, not even a hidden one")
-    _ = try guest("rm \(mount)/filler")
-    try Board.click("shutter")
-    try Board.waitFor("a still after space was freed") {
-      try Board.logs("enospc").contains("still DCIM/100KIOSK/IMG_0003.JPG") || Board.logs("enospc").contains("still DCIM/100KIOSK/IMG_0004.JPG")
+    try Board.withService("enospc", config: noReserve) {
+      _ = try guest("dd if=/dev/zero of=\(mount)/filler bs=4k 2>/dev/null; true")
+      try Board.click("shutter")
+      try Board.waitFor("the save to fail") { try Board.logs("enospc").contains("save failed") }
+      let log = try Board.logs("enospc")
+      #expect(log.contains("screen: Save failed"))
+      #expect(log.contains("No space left on device"), "\(log)")
+      #expect(try published() == ["IMG_0001.JPG", "IMG_0002.JPG"], "no partial file, not even a hidden one")
+      _ = try guest("rm \(mount)/filler")
+      try Board.click("shutter")
+      // The failed save did not consume its number: the next press is IMG_0003.
+      try Board.waitFor("a still after space was freed") { try Board.logs("enospc").contains("kioskcam: still DCIM/") }
+      let after = try Board.logs("enospc")
+      #expect(after.contains("kioskcam: still DCIM/100KIOSK/IMG_0003.JPG "), "\(after)")
+      let files = try published()
+      #expect(files == ["IMG_0001.JPG", "IMG_0002.JPG", "IMG_0003.JPG"], "\(files)")
+      let check = try Board.run("jpeginfo -c \(mount)/roll/DCIM/100KIOSK/IMG_0003.JPG")
+      #expect(check.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(check.stdout)")
     }
-    let files = try published()
-    #expect(files.count == 3 && files.allSatisfy { !$0.hasPrefix(".") }, "\(files)")
-    let last = try #require(files.last)
-    let check = try Board.run("jpeginfo -c \(mount)/roll/DCIM/100KIOSK/\(last)")
-    #expect(check.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(check.stdout)")
   }
 }
 

@@ -177,3 +177,85 @@ extension BoardDeviceTests {
     }
   }
 }
+
+extension BoardDeviceTests.Supervision {
+  /// The unit's restart policy as systemd reads it, and as it acts: a configuration error fails the unit once
+  /// (exit 78 of the service itself) and is not restarted, where Restart=on-failure alone would try every 2 s
+  /// (and did, while check-config's 78 came from ExecStartPre: systemd's RestartPreventExitStatus= reads the
+  /// main process's status only); TimeoutAbortSec=10s, which the watchdog's SIGABRT needs (docs/appliance.md).
+  /// The appliance's files in the guest as another test of this run put them there (a minute under emulation),
+  /// or put there now.
+  static func applianceInstalled() throws {
+    if try Board.run("test -x /usr/bin/kioskcam && id kioskcam && test -s /etc/kioskcam/kioskcam.conf").status == 0 { return }
+    _ = try BoardDeviceTests.Puller.installAppliance()
+  }
+
+  @Test func aConfigurationErrorIsNotRestartedBySystemd() throws {
+    try Self.applianceInstalled()
+    try Board.startSystemd()
+    typealias Service = BoardDeviceTests.Service
+    let policy = try Board.unitProperties(
+      "kioskcam.service", ["Restart", "RestartUSec", "RestartPreventExitStatus", "TimeoutAbortUSec"])
+    #expect(
+      policy == ["Restart": "on-failure", "RestartUSec": "2s", "RestartPreventExitStatus": "64 78", "TimeoutAbortUSec": "10s"],
+      "\(policy)")
+
+    let saved = "/run/kioskcam-board/kioskcam.conf.saved"
+    let broken = try Board.run(
+      "mkdir -p /run/kioskcam-board && cp /etc/kioskcam/kioskcam.conf \(saved) && printf '[camera]\\nsize = huge\\n' > /etc/kioskcam/kioskcam.conf")
+    try #require(broken.status == 0, "\(broken.stderr)")
+    defer {
+      _ = try? Board.run("cp \(saved) /etc/kioskcam/kioskcam.conf")
+      _ = try? Service.systemctl("stop kioskcam.service")
+      _ = try? Service.systemctl("reset-failed kioskcam.service")
+    }
+    _ = try Service.systemctl("stop kioskcam.service")
+    _ = try Service.systemctl("reset-failed kioskcam.service")
+    let shown = try Board.systemd("journalctl -n 1 --show-cursor --no-pager -o cat")
+    let cursor = try #require(shown.stdout.components(separatedBy: "-- cursor: ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+    let started = try Service.systemctl("start kioskcam.service")
+    #expect(started.status != 0, "a configuration error fails the start: \(started.stdout)")
+    // Three restart intervals: a restart would have come twice by then.
+    Thread.sleep(forTimeInterval: 6)
+    let after = try Board.unitProperties("kioskcam.service", ["ActiveState", "Result", "NRestarts", "ExecMainStatus"])
+    #expect(after == ["ActiveState": "failed", "Result": "exit-code", "NRestarts": "0", "ExecMainStatus": "78"], "not restarted: \(after)")
+    let journal = try Board.systemd("journalctl -u kioskcam.service --no-pager -o cat --after-cursor='\(cursor)'").stdout
+    let words = "kioskcam: /etc/kioskcam/kioskcam.conf:2: camera.size: expected WIDTHxHEIGHT such as 640x360, got 'huge'"
+    #expect(journal.contains(words), "the configuration's problem in the journal: \(journal)")
+    #expect(!journal.contains("Scheduled restart job"), "\(journal)")
+  }
+
+  /// The shipped init script for images without systemd, run as BusyBox init runs it (`S90kioskcam start`, then
+  /// `stop`), by BusyBox's own shell with BusyBox's applets (start-stop-daemon, install) first on the PATH:
+  /// the service runs as kioskcam with its socket folder, the pid file names kioskcam itself, and stop waits
+  /// for it to finish.
+  @Test func theBusyBoxInitScriptStartsAndStopsTheService() throws {
+    try Self.applianceInstalled()
+    let script = "\(Board.repository)/rootfs-overlay/etc/init.d/S90kioskcam"
+    let applets = "/run/kioskcam-board/busybox"
+    let prepared = try Board.run(
+      "mkdir -p \(applets) && busybox --install -s \(applets) && rm -f /var/log/kioskcam.log /run/kioskcam.pid")
+    try #require(prepared.status == 0, "\(prepared.stderr)")
+    func initScript(_ action: String) throws -> Board.Output {
+      try Board.run("cd / && PATH=\(applets):$PATH busybox sh \(script) \(action)", timeout: 120)
+    }
+    defer { _ = try? initScript("stop") }
+    let start = try initScript("start")
+    #expect(start.status == 0 && start.stdout == "Starting kioskcam: OK\n", "\(start.stdout) \(start.stderr)")
+    try Board.waitFor("the service's ready line in its log") {
+      try Board.run("cat /var/log/kioskcam.log").stdout.contains("kioskcam: ready")
+    }
+    let pid = try Board.run("cat /run/kioskcam.pid").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    let process = try Board.run("ps -o user=,comm= -p \(pid); stat -c %U:%a /run/kioskcam").stdout
+    #expect(process.split(whereSeparator: \.isWhitespace) == ["kioskcam", "kioskcam", "kioskcam:750"], "\(process)")
+    let shot = try Board.run("/usr/bin/kioskcam shutter")
+    #expect(shot.status == 0 && shot.stdout == "ok\n", "\(shot.stdout) \(shot.stderr)")
+    try Board.waitFor("the still") { try Board.run("cat /var/log/kioskcam.log").stdout.contains("kioskcam: still DCIM/") }
+
+    let stop = try initScript("stop")
+    #expect(stop.status == 0 && stop.stdout == "Stopping kioskcam: OK\n", "\(stop.stdout) \(stop.stderr)")
+    #expect(try Board.run("test -d /proc/\(pid)").status != 0, "gone once stop returned")
+    let log = try Board.run("cat /var/log/kioskcam.log").stdout
+    #expect(log.contains("kioskcam: signal 15: stopping") && log.contains("kioskcam: peak resident memory"), "\(log)")
+  }
+}
