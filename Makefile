@@ -80,9 +80,12 @@ bench: deps release
 	swift build -c release --product kioskcam-bench
 	.build/release/kioskcam-bench $(BENCH)
 
-## run: boot the board, start the service on it, and follow its log (Ctrl-C stops both).
-run: deps release board-start
-	board/virtual/run-service.sh $(KIOSKCAM)
+## run: the appliance on the virtual board (board/virtual/kioskboard/appliance.py): the shipped unit under the
+## guest's systemd, sshd for the camera account with a key kept in $(BOARD_DIR)/ssh/, the front panel on
+## 127.0.0.1, the commands that pull the roll; then the service's journal. Ctrl-C stops all it started; while
+## one runs, another says so and leaves it be.
+run: deps release
+	@$(BOARD) appliance $(KIOSKCAM)
 
 screenshot:
 	$(BOARD) screendump $(BOARD_DIR)/screen.png

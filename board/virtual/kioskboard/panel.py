@@ -1,0 +1,254 @@
+"""The front panel of `make run`: a web page on 127.0.0.1 with the board's display (QMP screendumps), the buttons
+the configuration wires (gpio-sim lines: a click, or held for as long as the mouse is), the lamps read back
+from their lines, the service's `kioskcam status` and the roll, each file fetched from the guest when asked.
+Python's standard library only; the page itself is panel.html beside the `board` script."""
+
+import json
+import os
+import queue
+import re
+import shlex
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from .errors import BoardError
+from .gpio import gpio
+from .guest import run
+from .qmp import qmp
+from .state import HERE
+
+BUTTONS = ("shutter", "mode", "cancel", "zoom-in", "zoom-out", "camera")
+LAMPS = ("ready", "tally", "flash")
+ROLL = "/var/lib/kioskcam/roll"
+# Dumps a second at most: each costs QEMU's main loop a PNG encode of the whole panel, time the guest then lacks.
+SCREEN_RATE = 10.0
+# The shortest hold a click gets: the service's debounce wants a press to last (board click's default).
+MIN_HOLD = 0.1
+# Nobody has asked for anything this long: stop dumping and polling until someone does.
+IDLE = 10.0
+ITEM = re.compile(r"^DCIM/[0-9]{3}[A-Za-z0-9_]{5}/[A-Z0-9_]{4}[0-9]{4}\.(JPG|MOV|MP4)$")
+
+
+def wired(conf):
+    """{role: line} for the buttons and lamps the configuration wires (INI [buttons] and [outputs])."""
+    section, found = None, {}
+    for raw in conf.splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line.startswith("["):
+            section = line.strip("[]")
+        elif "=" in line and section in ("buttons", "outputs"):
+            key, value = (part.strip() for part in line.split("=", 1))
+            if key in BUTTONS + LAMPS and value != "none":
+                found[key] = value
+    return found
+
+
+class Panel:
+    def __init__(self, paths, folder, conf):
+        self.paths = paths
+        self.folder = folder
+        os.makedirs(os.path.join(folder, "roll"), exist_ok=True)
+        lines = wired(conf)
+        self.buttons = {r: lines[r] for r in BUTTONS if r in lines}
+        self.lamps = {r: lines[r] for r in LAMPS if r in lines}
+        self.stopped = threading.Event()
+        self.seen = time.monotonic()
+        self.cond = threading.Condition()
+        self.frame = (0, None)  # (number, PNG bytes)
+        self.frame_times = []
+        self.state = {"status": None, "status_error": "not asked yet", "lamps": {}, "roll": []}
+        self.presses = queue.Queue()
+        self.fetch_lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self.server.daemon_threads = True
+        self.url = "http://127.0.0.1:%d/" % self.server.server_address[1]
+
+    def start(self):
+        for target in (self.server.serve_forever, self.grab, self.poll, self.press_worker):
+            threading.Thread(target=target, daemon=True).start()
+
+    def stop(self):
+        self.stopped.set()
+        self.presses.put(None)
+        self.server.shutdown()
+        self.server.server_close()
+
+    def viewed(self):
+        self.seen = time.monotonic()
+
+    def idle(self):
+        return time.monotonic() - self.seen > IDLE
+
+    # --- the display -----------------------------------------------------------------------------
+    def grab(self):
+        path = os.path.join(self.folder, "screen.png")
+        while not self.stopped.is_set():
+            if self.idle():
+                time.sleep(0.2)
+                continue
+            began = time.monotonic()
+            try:
+                qmp("screendump", {"filename": path, "format": "png"}, paths=self.paths, timeout=10)
+                with open(path, "rb") as f:
+                    data = f.read()
+            except (BoardError, OSError):
+                time.sleep(1.0)
+                continue
+            with self.cond:
+                now = time.monotonic()
+                self.frame_times = [t for t in self.frame_times if now - t < 2.0] + [now]
+                self.frame = (self.frame[0] + 1, data)
+                self.cond.notify_all()
+            time.sleep(max(0.0, 1.0 / SCREEN_RATE - (time.monotonic() - began)))
+
+    def frame_after(self, number, wait=5.0):
+        with self.cond:
+            self.cond.wait_for(lambda: self.frame[0] > number or self.stopped.is_set(), timeout=wait)
+            return self.frame
+
+    def screen_rate(self):
+        with self.cond:
+            times = self.frame_times
+            return (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 and times[-1] > times[0] else 0.0
+
+    # --- lamps, status, roll ---------------------------------------------------------------------
+    def poll(self):
+        listing = ("/usr/bin/kioskcam status --json; echo; echo '--- roll'; "
+                   "cd %s && find DCIM -type f ! -name '.*' -printf '%%p\\t%%s\\n' 2>/dev/null | sort" % ROLL)
+        while not self.stopped.is_set():
+            if self.idle():
+                time.sleep(0.2)
+                continue
+            state = {"lamps": {}, "roll": [], "status": None, "status_error": None}
+            try:
+                for role, line in self.lamps.items():
+                    state["lamps"][role] = gpio("get", line, paths=self.paths)["value"] == 1
+                rc, out, err = run(listing, timeout=30, paths=self.paths)
+                text = out.decode(errors="replace")
+                status, _, roll = text.partition("\n--- roll\n")
+                try:
+                    state["status"] = json.loads(status)
+                except ValueError:
+                    state["status_error"] = (status.strip() or err.decode(errors="replace").strip()
+                                             or "kioskcam status gave nothing")
+                for row in roll.splitlines():
+                    name, _, size = row.partition("\t")
+                    if ITEM.match(name) and size.isdigit():
+                        state["roll"].append({"path": name, "size": int(size),
+                                              "kind": "still" if name.endswith(".JPG") else "movie"})
+            except BoardError as e:
+                state["status_error"] = "board: %s" % e
+            self.state = state
+            time.sleep(0.3)
+
+    def item(self, path):
+        """A file of the roll, fetched from the guest the first time it is asked for (and again if it changed)."""
+        known = {i["path"]: i["size"] for i in self.state["roll"]}
+        if path not in known:
+            return None
+        local = os.path.join(self.folder, "roll", path)
+        with self.fetch_lock:
+            if not (os.path.exists(local) and os.path.getsize(local) == known[path]):
+                rc, out, _ = run("cat %s" % shlex.quote(os.path.join(ROLL, path)), timeout=120, paths=self.paths)
+                if rc != 0:
+                    return None
+                os.makedirs(os.path.dirname(local), exist_ok=True)
+                with open(local + ".tmp", "wb") as f:
+                    f.write(out)
+                os.replace(local + ".tmp", local)
+        with open(local, "rb") as f:
+            return f.read()
+
+    # --- buttons ---------------------------------------------------------------------------------
+    def press_worker(self):
+        """Presses and releases, one at a time and in the order they came, so that a quick click's release
+        never overtakes its press; a release waits out MIN_HOLD from its press."""
+        pressed_at = {}
+        while True:
+            job = self.presses.get()
+            if job is None:
+                return
+            role, action, done = job
+            try:
+                line = self.buttons[role]
+                if action in ("press", "click"):
+                    gpio("press", line, paths=self.paths)
+                    pressed_at[role] = time.monotonic()
+                if action in ("release", "click"):
+                    time.sleep(max(0.0, MIN_HOLD - (time.monotonic() - pressed_at.get(role, 0.0))))
+                    gpio("release", line, paths=self.paths)
+                done.append(None)
+            except BoardError as e:
+                done.append(str(e))
+            finally:
+                done.append("done")
+
+    def button(self, role, action):
+        done = []
+        self.presses.put((role, action, done))
+        deadline = time.monotonic() + 30
+        while "done" not in done and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return done[0] if done else "no answer"
+
+    def snapshot(self):
+        return dict(self.state, buttons=list(self.buttons), screen_rate=round(self.screen_rate(), 1),
+                    frame=self.frame[0])
+
+
+def _handler(panel):
+    page = os.path.join(HERE, "panel.html")
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def send(self, code, body, kind="application/json", headers=()):
+            self.send_response(code)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            for k, v in headers:
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self):
+            panel.viewed()
+            path, _, query = self.path.partition("?")
+            if path == "/":
+                with open(page, "rb") as f:
+                    self.send(200, f.read(), "text/html; charset=utf-8")
+            elif path == "/screen.png":
+                after = re.search(r"(?:^|&)after=([0-9]+)", query)
+                number, data = panel.frame_after(int(after.group(1)) if after else 0)
+                if data is None:
+                    self.send(503, b'{"error": "no screendump yet"}')
+                else:
+                    self.send(200, data, "image/png", [("X-Frame", str(number))])
+            elif path == "/state":
+                self.send(200, json.dumps(panel.snapshot()).encode())
+            elif path.startswith("/roll/"):
+                data = panel.item(path[len("/roll/"):])
+                if data is None:
+                    self.send(404, b'{"error": "not in the roll"}')
+                else:
+                    kind = "image/jpeg" if path.endswith(".JPG") else "video/quicktime" if path.endswith(".MOV") else "video/mp4"
+                    self.send(200, data, kind)
+            else:
+                self.send(404, b'{"error": "no such page"}')
+
+        def do_POST(self):
+            panel.viewed()
+            parts = self.path.strip("/").split("/")
+            if len(parts) == 3 and parts[0] == "button" and parts[1] in panel.buttons \
+                    and parts[2] in ("press", "release", "click"):
+                error = panel.button(parts[1], parts[2])
+                self.send(500 if error else 200, json.dumps({"error": error}).encode())
+            else:
+                self.send(404, b'{"error": "no such button"}')
+
+    return Handler
