@@ -196,8 +196,11 @@ class Appliance:
 
     def follow(self):
         """The service's journal on our stdout until the board goes or we are stopped."""
-        run("sh board/virtual/guest-systemd.sh exec journalctl -f -n 20 -o short-monotonic -u kioskcam.service",
-            paths=self.paths, stdout=sys.stdout.buffer, stderr=sys.stderr.buffer)
+        try:
+            run("sh board/virtual/guest-systemd.sh exec journalctl -f -n 20 -o short-monotonic -u kioskcam.service",
+                paths=self.paths, stdout=sys.stdout.buffer, stderr=sys.stderr.buffer)
+        except BoardError as e:
+            print("make run: the journal: %s" % e, file=sys.stderr, flush=True)
 
     def down(self, say):
         if self.panel is not None:
@@ -259,6 +262,8 @@ def main_run(binary, paths=None):
         stopping.set()
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, on_signal)
+    # Ctrl-C even when started in the background of a shell, which starts such jobs with SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         info = app.up(say)
         print(banner(info, app.rp), flush=True)

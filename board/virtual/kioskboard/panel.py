@@ -3,9 +3,9 @@ the configuration wires (gpio-sim lines: a click, or held for as long as the mou
 from their lines, the service's `kioskcam status` and the roll, each file fetched from the guest when asked.
 Python's standard library only; the page itself is panel.html beside the `board` script."""
 
+import collections
 import json
 import os
-import queue
 import re
 import shlex
 import threading
@@ -22,9 +22,13 @@ BUTTONS = ("shutter", "mode", "cancel", "zoom-in", "zoom-out", "camera")
 LAMPS = ("ready", "tally", "flash")
 ROLL = "/var/lib/kioskcam/roll"
 # Dumps a second at most: each costs QEMU's main loop a PNG encode of the whole panel, time the guest then lacks.
-SCREEN_RATE = 10.0
+SCREEN_RATE = 6.0
 # The shortest hold a click gets: the service's debounce wants a press to last (board click's default).
 MIN_HOLD = 0.1
+# Seconds between two polls of lamps and status (each status is a process started in the slow guest), and
+# at most between two listings of the roll.
+POLL = 0.5
+LISTING = 10.0
 # Nobody has asked for anything this long: stop dumping and polling until someone does.
 IDLE = 10.0
 ITEM = re.compile(r"^DCIM/[0-9]{3}[A-Za-z0-9_]{5}/[A-Z0-9_]{4}[0-9]{4}\.(JPG|MOV|MP4)$")
@@ -58,7 +62,9 @@ class Panel:
         self.frame = (0, None)  # (number, PNG bytes)
         self.frame_times = []
         self.state = {"status": None, "status_error": "not asked yet", "lamps": {}, "roll": []}
-        self.presses = queue.Queue()
+        self.pressing = threading.Condition()
+        self.presses = collections.deque()  # (role, "press" | "release" | "click", seconds held or None)
+        self.button_error = None
         self.fetch_lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.server.daemon_threads = True
@@ -70,7 +76,9 @@ class Panel:
 
     def stop(self):
         self.stopped.set()
-        self.presses.put(None)
+        for cond in (self.cond, self.pressing):
+            with cond:
+                cond.notify_all()
         self.server.shutdown()
         self.server.server_close()
 
@@ -114,33 +122,42 @@ class Panel:
 
     # --- lamps, status, roll ---------------------------------------------------------------------
     def poll(self):
-        listing = ("/usr/bin/kioskcam status --json; echo; echo '--- roll'; "
-                   "cd %s && find DCIM -type f ! -name '.*' -printf '%%p\\t%%s\\n' 2>/dev/null | sort" % ROLL)
+        """Lamps and status as often as the guest answers; the roll's listing when status counts a new item,
+        and every LISTING seconds besides (a retake or a delete removes one)."""
+        listed_at, counted = 0.0, None
         while not self.stopped.is_set():
             if self.idle():
                 time.sleep(0.2)
                 continue
-            state = {"lamps": {}, "roll": [], "status": None, "status_error": None}
+            state = dict(self.state)
             try:
-                for role, line in self.lamps.items():
-                    state["lamps"][role] = gpio("get", line, paths=self.paths)["value"] == 1
-                rc, out, err = run(listing, timeout=30, paths=self.paths)
-                text = out.decode(errors="replace")
-                status, _, roll = text.partition("\n--- roll\n")
+                state["lamps"] = {role: gpio("get", line, paths=self.paths)["value"] == 1
+                                  for role, line in self.lamps.items()}
+                rc, out, err = run("/usr/bin/kioskcam status --json", timeout=30, paths=self.paths)
                 try:
-                    state["status"] = json.loads(status)
+                    state["status"], state["status_error"] = json.loads(out), None
                 except ValueError:
-                    state["status_error"] = (status.strip() or err.decode(errors="replace").strip()
-                                             or "kioskcam status gave nothing")
-                for row in roll.splitlines():
-                    name, _, size = row.partition("\t")
-                    if ITEM.match(name) and size.isdigit():
-                        state["roll"].append({"path": name, "size": int(size),
-                                              "kind": "still" if name.endswith(".JPG") else "movie"})
+                    state["status"] = None
+                    state["status_error"] = (out + err).decode(errors="replace").strip() or "no answer"
+                status = state["status"] or {}
+                count = (status.get("stillsSaved"), status.get("moviesSaved"), status.get("recording"))
+                if count != counted or time.monotonic() - listed_at > LISTING:
+                    state["roll"] = self.listing()
+                    listed_at, counted = time.monotonic(), count
             except BoardError as e:
-                state["status_error"] = "board: %s" % e
+                state["status"], state["status_error"] = None, "board: %s" % e
             self.state = state
-            time.sleep(0.3)
+            time.sleep(POLL)
+
+    def listing(self):
+        rc, out, _ = run("cd %s && find DCIM -type f ! -name '.*' -printf '%%p\\t%%s\\n' | sort" % ROLL,
+                         timeout=30, paths=self.paths)
+        roll = []
+        for row in out.decode(errors="replace").splitlines():
+            name, _, size = row.partition("\t")
+            if ITEM.match(name) and size.isdigit():
+                roll.append({"path": name, "size": int(size), "kind": "still" if name.endswith(".JPG") else "movie"})
+        return roll
 
     def item(self, path):
         """A file of the roll, fetched from the guest the first time it is asked for (and again if it changed)."""
@@ -162,39 +179,41 @@ class Panel:
 
     # --- buttons ---------------------------------------------------------------------------------
     def press_worker(self):
-        """Presses and releases, one at a time and in the order they came, so that a quick click's release
-        never overtakes its press; a release waits out MIN_HOLD from its press."""
+        """Presses and releases one at a time, in the order they came. A release already waiting behind its
+        press (the guest was slower than the hand) becomes one click held as long as the hand held it, so that
+        the service sees the press the person made, not the latency; otherwise a release waits out MIN_HOLD."""
         pressed_at = {}
         while True:
-            job = self.presses.get()
-            if job is None:
-                return
-            role, action, done = job
+            with self.pressing:
+                self.pressing.wait_for(lambda: self.presses or self.stopped.is_set())
+                if not self.presses:
+                    return
+                role, action, held = self.presses.popleft()
+                if action == "press" and self.presses and self.presses[0][:2] == (role, "release"):
+                    action, held = "click", self.presses.popleft()[2]
+            line = self.buttons[role]
             try:
-                line = self.buttons[role]
-                if action in ("press", "click"):
+                if action == "click":
+                    gpio("click", line, hold_ms=max(MIN_HOLD, held or 0.0) * 1000, paths=self.paths)
+                elif action == "press":
                     gpio("press", line, paths=self.paths)
                     pressed_at[role] = time.monotonic()
-                if action in ("release", "click"):
-                    time.sleep(max(0.0, MIN_HOLD - (time.monotonic() - pressed_at.get(role, 0.0))))
+                else:
+                    time.sleep(max(0.0, MIN_HOLD - (time.monotonic() - pressed_at.pop(role, 0.0))))
                     gpio("release", line, paths=self.paths)
-                done.append(None)
+                self.button_error = None
             except BoardError as e:
-                done.append(str(e))
-            finally:
-                done.append("done")
+                self.button_error = "%s %s: %s" % (role, action, e)
 
-    def button(self, role, action):
-        done = []
-        self.presses.put((role, action, done))
-        deadline = time.monotonic() + 30
-        while "done" not in done and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return done[0] if done else "no answer"
+    def button(self, role, action, held=None):
+        """Queue a press, a release (with how long the hand held, in seconds) or a click of 100 ms."""
+        with self.pressing:
+            self.presses.append((role, action, held))
+            self.pressing.notify_all()
 
     def snapshot(self):
-        return dict(self.state, buttons=list(self.buttons), screen_rate=round(self.screen_rate(), 1),
-                    frame=self.frame[0])
+        return dict(self.state, buttons=list(self.buttons), button_error=self.button_error,
+                    screen_rate=round(self.screen_rate(), 1), frame=self.frame[0])
 
 
 def _handler(panel):
@@ -243,11 +262,14 @@ def _handler(panel):
 
         def do_POST(self):
             panel.viewed()
-            parts = self.path.strip("/").split("/")
+            path, _, query = self.path.partition("?")
+            parts = path.strip("/").split("/")
+            held = re.search(r"(?:^|&)held=([0-9]+)", query)
             if len(parts) == 3 and parts[0] == "button" and parts[1] in panel.buttons \
                     and parts[2] in ("press", "release", "click"):
-                error = panel.button(parts[1], parts[2])
-                self.send(500 if error else 200, json.dumps({"error": error}).encode())
+                # Answered once queued: the browser sends the release as soon as the press is queued.
+                panel.button(parts[1], parts[2], int(held.group(1)) / 1000.0 if held else None)
+                self.send(202, b'{"queued": true}')
             else:
                 self.send(404, b'{"error": "no such button"}')
 
