@@ -29,6 +29,8 @@ MIN_HOLD = 0.1
 # at most between two listings of the roll.
 POLL = 0.5
 LISTING = 10.0
+# How late the panel replays the hand on the lines: a click released within it is timed in the guest itself.
+REPLAY = 0.4
 # Nobody has asked for anything this long: stop dumping and polling until someone does.
 IDLE = 10.0
 ITEM = re.compile(r"^DCIM/[0-9]{3}[A-Za-z0-9_]{5}/[A-Z0-9_]{4}[0-9]{4}\.(JPG|MOV|MP4)$")
@@ -63,7 +65,7 @@ class Panel:
         self.frame_times = []
         self.state = {"status": None, "status_error": "not asked yet", "lamps": {}, "roll": []}
         self.pressing = threading.Condition()
-        self.presses = collections.deque()  # (role, "press" | "release" | "click", seconds held or None)
+        self.presses = collections.deque()  # (role, "press" | "release" | "click", seconds held or None, when)
         self.button_error = None
         self.fetch_lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -179,36 +181,44 @@ class Panel:
 
     # --- buttons ---------------------------------------------------------------------------------
     def press_worker(self):
-        """Presses and releases one at a time, in the order they came. A release already waiting behind its
-        press (the guest was slower than the hand) becomes one click held as long as the hand held it, so that
-        the service sees the press the person made, not the latency; otherwise a release waits out MIN_HOLD."""
-        pressed_at = {}
+        """The hand's presses and releases replayed on the lines REPLAY seconds after they came, one at a time
+        and in order: a release within REPLAY of its press makes one click in the guest held exactly as long
+        as the hand held (the agent times it there); a longer hold is a press and a release each REPLAY late,
+        so the hold the service measures is the hand's, not the latency of the way to the guest."""
+        pressed = {}  # role: when the hand pressed it (host monotonic)
         while True:
             with self.pressing:
                 self.pressing.wait_for(lambda: self.presses or self.stopped.is_set())
                 if not self.presses:
                     return
-                role, action, held = self.presses.popleft()
-                if action == "press" and self.presses and self.presses[0][:2] == (role, "release"):
-                    action, held = "click", self.presses.popleft()[2]
+                role, action, held, at = self.presses.popleft()
+                if action == "press":
+                    self.pressing.wait_for(lambda: self.stopped.is_set() or any(
+                        j[:2] == (role, "release") for j in self.presses), timeout=max(0.0, at + REPLAY - time.monotonic()))
+                    release = next((j for j in self.presses if j[:2] == (role, "release")), None)
+                    if release is not None:
+                        self.presses.remove(release)
+                        action, held = "click", release[2] if release[2] is not None else release[3] - at
             line = self.buttons[role]
             try:
                 if action == "click":
                     gpio("click", line, hold_ms=max(MIN_HOLD, held or 0.0) * 1000, paths=self.paths)
                 elif action == "press":
                     gpio("press", line, paths=self.paths)
-                    pressed_at[role] = time.monotonic()
+                    pressed[role] = at
                 else:
-                    time.sleep(max(0.0, MIN_HOLD - (time.monotonic() - pressed_at.pop(role, 0.0))))
+                    began = pressed.pop(role, at)
+                    until = began + REPLAY + max(MIN_HOLD, held if held is not None else at - began)
+                    time.sleep(max(0.0, until - time.monotonic()))
                     gpio("release", line, paths=self.paths)
                 self.button_error = None
             except BoardError as e:
                 self.button_error = "%s %s: %s" % (role, action, e)
 
     def button(self, role, action, held=None):
-        """Queue a press, a release (with how long the hand held, in seconds) or a click of 100 ms."""
+        """Queue a press, a release (with how long the hand held, in seconds) or a click of MIN_HOLD."""
         with self.pressing:
-            self.presses.append((role, action, held))
+            self.presses.append((role, action, held, time.monotonic()))
             self.pressing.notify_all()
 
     def snapshot(self):
