@@ -14,12 +14,13 @@ KIOSKCAM := $(CURDIR)/.build/release/kioskcam
 # Tests: the peers that check our files (exiftool, jpeginfo, djpeg), the unit (systemd-analyze), the scripts
 # (shellcheck), the board's Python (pyflakes3) and the sshd drop-in (sshd, rrsync). Bench: the peers it measures against (cjpeg, ffmpeg, libyuv).
 # Overlay: the console font it draws with (console-setup-linux), read at run time, and zlib to gunzip it.
+# Front panel test: Debian's chromium, driven headless over its DevTools pipe (no chromium-driver needed).
 DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-dev \
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 busybox-static \
   v4l-utils gpiod libdrm-tests socat xz-utils bc flex bison libelf-dev kmod make gcc \
   libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg \
   systemd shellcheck pyflakes3 openssh-server rsync \
-  libyuv-dev zlib1g-dev console-setup-linux
+  libyuv-dev zlib1g-dev console-setup-linux chromium
 
 .PHONY: all deps build release test unit-test device-test run screenshot board-start board-stop board-lint bench clean
 
@@ -58,15 +59,19 @@ board-stop:
 ## board-lint: pyflakes on the board's Python (the kioskboard package, its entry point, the guest's scripts);
 ## anything it reports fails.
 board-lint: deps
-	pyflakes3 board/virtual/kioskboard board/virtual/board board/virtual/guest-agent.py board/virtual/sandbox-probe.py
+	pyflakes3 board/virtual/kioskboard board/virtual/board board/virtual/guest-agent.py board/virtual/sandbox-probe.py \
+	  board/virtual/front-panel-test.py
 
-## test: the board's Python checked, then unit tests, file-format tests with real peers, then device tests on
-## the virtual board, in one run.
+## test: the board's Python checked; `make run` tried in chromium and with sftp, scp and rsync
+## (board/virtual/front-panel-test.py: it boots the board and Ctrl-Cs it); then unit tests, file-format tests
+## with real peers and device tests on the virtual board, booted again, in one run. Either failing fails it.
 test: deps board-lint release
 	swift build --build-tests
-	$(BOARD) start
-	@set -o pipefail; KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_BINARY=$(KIOSKCAM) swift test --skip-build 2>&1 | tee $(BOARD_DIR)/test.log; \
-	status=$$?; $(BOARD) stop; exit $$status
+	@mkdir -p $(BOARD_DIR); set -o pipefail; board/virtual/front-panel-test.py 2>&1 | tee $(BOARD_DIR)/front-panel-test.log; panel=$$?; \
+	$(BOARD) start && KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_BINARY=$(KIOSKCAM) swift test --skip-build 2>&1 | tee $(BOARD_DIR)/test.log; \
+	status=$$?; $(BOARD) stop; \
+	[ $$panel -eq 0 ] || echo "front panel test failed: $(BOARD_DIR)/front-panel-test.log"; \
+	[ $$status -ne 0 ] && exit $$status; exit $$panel
 
 ## unit-test: the tiers that need no board (device tests skip themselves).
 unit-test: deps

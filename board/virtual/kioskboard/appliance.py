@@ -124,6 +124,7 @@ class Appliance:
         self.booted = False
         self.panel = None
         self.lock_file = None
+        self.stopping = False
 
     def claim(self):
         """The run lock, or None with what the running one printed."""
@@ -200,9 +201,11 @@ class Appliance:
             run("sh board/virtual/guest-systemd.sh exec journalctl -f -n 20 -o short-monotonic -u kioskcam.service",
                 paths=self.paths, stdout=sys.stdout.buffer, stderr=sys.stderr.buffer)
         except BoardError as e:
-            print("make run: the journal: %s" % e, file=sys.stderr, flush=True)
+            if not self.stopping:  # the board going down under it, when we take it down, is no news
+                print("make run: the journal: %s" % e, file=sys.stderr, flush=True)
 
     def down(self, say):
+        self.stopping = True
         if self.panel is not None:
             self.panel.stop()
         _unlink(self.rp.info)
@@ -256,10 +259,7 @@ def main_run(binary, paths=None):
               % (other.get("pid", "?"), other.get("panel", "(starting)"),
                  "\n".join("    " + c for c in other.get("commands", []))), flush=True)
         return 0
-    stopping = threading.Event()
-
     def on_signal(signum, frame):
-        stopping.set()
         raise KeyboardInterrupt
     signal.signal(signal.SIGTERM, on_signal)
     # Ctrl-C even when started in the background of a shell, which starts such jobs with SIGINT ignored.

@@ -25,10 +25,8 @@ ROLL = "/var/lib/kioskcam/roll"
 SCREEN_RATE = 6.0
 # The shortest hold a click gets: the service's debounce wants a press to last (board click's default).
 MIN_HOLD = 0.1
-# Seconds between two polls of lamps and status (each status is a process started in the slow guest), and
-# at most between two listings of the roll.
-POLL = 0.5
-LISTING = 10.0
+# Seconds between two polls of lamps, status and roll (each starts a process in the slow guest).
+POLL = 0.3
 # How late the panel replays the hand on the lines: a click released within it is timed in the guest itself.
 REPLAY = 0.4
 # Nobody has asked for anything this long: stop dumping and polling until someone does.
@@ -124,51 +122,44 @@ class Panel:
 
     # --- lamps, status, roll ---------------------------------------------------------------------
     def poll(self):
-        """Lamps and status as often as the guest answers; the roll's listing when status counts a new item,
-        and every LISTING seconds besides (a retake or a delete removes one)."""
-        listed_at, counted = 0.0, None
+        """Lamps, status and the roll's listing, as often as the guest answers (one process started there a
+        poll); a still new in the listing is fetched before the page hears of it, so its thumbnail is there."""
+        listing = ("/usr/bin/kioskcam status --json; echo; echo '--- roll'; "
+                   "cd %s && find DCIM -type f ! -name '.*' -printf '%%p\\t%%s\\n' | sort" % ROLL)
         while not self.stopped.is_set():
             if self.idle():
                 time.sleep(0.2)
                 continue
-            state = dict(self.state)
+            state = {"lamps": {}, "roll": self.state["roll"], "status": None, "status_error": None}
             try:
                 state["lamps"] = {role: gpio("get", line, paths=self.paths)["value"] == 1
                                   for role, line in self.lamps.items()}
-                rc, out, err = run("/usr/bin/kioskcam status --json", timeout=30, paths=self.paths)
+                rc, out, err = run(listing, timeout=30, paths=self.paths)
+                status, _, roll = out.decode(errors="replace").partition("\n--- roll\n")
                 try:
-                    state["status"], state["status_error"] = json.loads(out), None
+                    state["status"] = json.loads(status)
                 except ValueError:
-                    state["status"] = None
-                    state["status_error"] = (out + err).decode(errors="replace").strip() or "no answer"
-                status = state["status"] or {}
-                count = (status.get("stillsSaved"), status.get("moviesSaved"), status.get("recording"))
-                if count != counted or time.monotonic() - listed_at > LISTING:
-                    state["roll"] = self.listing()
-                    listed_at, counted = time.monotonic(), count
+                    state["status_error"] = (status.strip() or err.decode(errors="replace").strip()
+                                             or "kioskcam status gave nothing")
+                state["roll"] = []
+                for row in roll.splitlines():
+                    name, _, size = row.partition("\t")
+                    if ITEM.match(name) and size.isdigit():
+                        state["roll"].append({"path": name, "size": int(size),
+                                              "kind": "still" if name.endswith(".JPG") else "movie"})
+                for item in state["roll"]:
+                    if item["kind"] == "still":
+                        self.fetch(item["path"], item["size"])
             except BoardError as e:
-                state["status"], state["status_error"] = None, "board: %s" % e
+                state["status_error"] = "board: %s" % e
             self.state = state
             time.sleep(POLL)
 
-    def listing(self):
-        rc, out, _ = run("cd %s && find DCIM -type f ! -name '.*' -printf '%%p\\t%%s\\n' | sort" % ROLL,
-                         timeout=30, paths=self.paths)
-        roll = []
-        for row in out.decode(errors="replace").splitlines():
-            name, _, size = row.partition("\t")
-            if ITEM.match(name) and size.isdigit():
-                roll.append({"path": name, "size": int(size), "kind": "still" if name.endswith(".JPG") else "movie"})
-        return roll
-
-    def item(self, path):
-        """A file of the roll, fetched from the guest the first time it is asked for (and again if it changed)."""
-        known = {i["path"]: i["size"] for i in self.state["roll"]}
-        if path not in known:
-            return None
+    def fetch(self, path, size):
+        """The roll's file at `path` in the panel's folder, fetched from the guest unless it is there whole."""
         local = os.path.join(self.folder, "roll", path)
         with self.fetch_lock:
-            if not (os.path.exists(local) and os.path.getsize(local) == known[path]):
+            if not (os.path.exists(local) and os.path.getsize(local) == size):
                 rc, out, _ = run("cat %s" % shlex.quote(os.path.join(ROLL, path)), timeout=120, paths=self.paths)
                 if rc != 0:
                     return None
@@ -176,6 +167,14 @@ class Panel:
                 with open(local + ".tmp", "wb") as f:
                     f.write(out)
                 os.replace(local + ".tmp", local)
+        return local
+
+    def item(self, path):
+        """A file of the roll (as the last listing has it), or None."""
+        size = next((i["size"] for i in self.state["roll"] if i["path"] == path), None)
+        local = self.fetch(path, size) if size is not None else None
+        if local is None:
+            return None
         with open(local, "rb") as f:
             return f.read()
 
