@@ -15,7 +15,7 @@ import time
 
 from .client import request
 from .errors import BoardError
-from .guest import forwarded_port, kill, run, spawn
+from .guest import forwarded_port, kill, run, spawn, systemd
 from .lifecycle import start, stop
 from .panel import Panel
 from .state import HERE, Paths, _unlink
@@ -44,9 +44,11 @@ class RunPaths:
 
 def run_config(template):
     """The board's configuration with what a newcomer should be able to try: movies at a rate the emulated
-    vivid keeps (10 fps, as the movie tests ask), the zoom buttons, the flash lamp, the appliance's roll."""
+    vivid keeps (10 fps, as the movie tests ask), the zoom buttons, the flash lamp, the appliance's roll, and
+    the countdown's key, which the front panel turns on and off."""
     edits = [
         ("@ROLL@", ROLL),
+        ("jpeg-quality = 90\n", "jpeg-quality = 90\ncountdown-s = 0\n"),
         ("cancel = cancel\n", "cancel = cancel\nzoom-in = zoom-in\nzoom-out = zoom-out\n"),
         ("ready = ready\n", "ready = ready\nflash = flash\n"),
         ("optional = display, mode-button,", "optional = display, mode-button, movie-camera,"),
@@ -94,11 +96,6 @@ def pull_commands(rp):
         "scp -F %s -r %s:/roll/DCIM roll-scp" % (cfg, SSH_ALIAS),
         "rsync -a --exclude='.*' -e 'ssh -F %s' %s:DCIM/ roll-rsync/" % (cfg, RSYNC_ALIAS),
     ]
-
-
-def systemd(cmd, timeout=120, paths=None):
-    """A command beside the guest's systemd (guest-systemd.sh exec), where systemctl and journalctl reach it."""
-    return run("sh board/virtual/guest-systemd.sh exec sh -c %s" % shlex.quote(cmd), timeout=timeout, paths=paths)
 
 
 def _wait(what, check, seconds=120):

@@ -15,13 +15,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from .errors import BoardError
 from .gpio import gpio
 from .guest import run
-from .qmp import qmp
+from .qmp import ppm_to_bmp, qmp
 from .state import HERE
 
 BUTTONS = ("shutter", "mode", "cancel", "zoom-in", "zoom-out", "camera")
 LAMPS = ("ready", "tally", "flash")
 ROLL = "/var/lib/kioskcam/roll"
-# Dumps a second at most: each costs QEMU's main loop a PNG encode of the whole panel, time the guest then lacks.
+# Dumps a second at most, while someone looks.
 SCREEN_RATE = 6.0
 # The shortest hold a click gets: the service's debounce wants a press to last (board click's default).
 MIN_HOLD = 0.1
@@ -31,6 +31,21 @@ POLL = 0.3
 REPLAY = 0.4
 # Nobody has asked for anything this long: stop dumping and polling until someone does.
 IDLE = 10.0
+CONNECTOR = "/sys/class/drm/card0-Virtual-1/status"
+CONFIG = "/etc/kioskcam/kioskcam.conf"
+# What the page's board controls do in the guest. vivid's disconnect, then the module out while the service
+# has let go (as the camera device test does); bochs's connector forced off (a pulled cable); the countdown
+# written into the configuration and the unit restarted, as an operator would.
+DEVICES = {
+    ("camera", "unplug"): "v4l2-ctl -d /dev/video0 -c disconnect=1 || exit 2; "
+                          "for i in $(seq 600); do rmmod vivid 2>/dev/null && exit 0; sleep 0.05; done; exit 1",
+    ("camera", "plug"): "lsmod | grep -q '^vivid ' || { modprobe vivid n_devs=2 node_types=0x1,0x1 vid_cap_nr=0,1"
+                        " && v4l2-ctl -d /dev/video0 -c osd_text_mode=2 && v4l2-ctl -d /dev/video1 -c osd_text_mode=2; }",
+    ("display", "unplug"): "echo off > %s" % CONNECTOR,
+    ("display", "plug"): "echo detect > %s" % CONNECTOR,
+}
+COUNTDOWN = ("sed -i 's/^countdown-s = .*/countdown-s = %%d/' %s && sh board/virtual/guest-systemd.sh exec "
+             "systemctl restart kioskcam.service" % CONFIG)
 ITEM = re.compile(r"^DCIM/[0-9]{3}[A-Za-z0-9_]{5}/[A-Z0-9_]{4}[0-9]{4}\.(JPG|MOV|MP4)$")
 
 
@@ -90,17 +105,18 @@ class Panel:
 
     # --- the display -----------------------------------------------------------------------------
     def grab(self):
-        path = os.path.join(self.folder, "screen.png")
+        path = os.path.join(self.folder, "screen.ppm")
         while not self.stopped.is_set():
             if self.idle():
                 time.sleep(0.2)
                 continue
             began = time.monotonic()
             try:
-                qmp("screendump", {"filename": path, "format": "png"}, paths=self.paths, timeout=10)
-                with open(path, "rb") as f:
-                    data = f.read()
-            except (BoardError, OSError):
+                # PPM, QEMU's cheapest (a PNG costs its main loop, which also runs the guest's I/O, about 90 ms
+                # under load), sent on as a BMP (no compression: the browser is on this machine).
+                qmp("screendump", {"filename": path}, paths=self.paths, timeout=10)
+                data = ppm_to_bmp(path)
+            except (BoardError, OSError, ValueError, IndexError):
                 time.sleep(1.0)
                 continue
             with self.cond:
@@ -220,8 +236,23 @@ class Panel:
             self.presses.append((role, action, held, time.monotonic()))
             self.pressing.notify_all()
 
+    def device(self, name, action):
+        """A board control (DEVICES, or the countdown's seconds): None when done, else what went wrong."""
+        if name == "countdown":
+            command = COUNTDOWN % int(action)
+        else:
+            command = DEVICES[(name, action)]
+        try:
+            rc, out, err = run(command, timeout=300, paths=self.paths)
+        except BoardError as e:
+            return str(e)
+        if rc != 0:
+            return "%s %s: %s" % (name, action, (err or out).decode(errors="replace").strip() or "status %d" % rc)
+        self.devices[name] = action
+        return None
+
     def snapshot(self):
-        return dict(self.state, buttons=list(self.buttons), button_error=self.button_error,
+        return dict(self.state, buttons=list(self.buttons), button_error=self.button_error, devices=self.devices,
                     screen_rate=round(self.screen_rate(), 1), frame=self.frame[0])
 
 
@@ -250,13 +281,13 @@ def _handler(panel):
             if path == "/":
                 with open(page, "rb") as f:
                     self.send(200, f.read(), "text/html; charset=utf-8")
-            elif path == "/screen.png":
+            elif path == "/screen.bmp":
                 after = re.search(r"(?:^|&)after=([0-9]+)", query)
                 number, data = panel.frame_after(int(after.group(1)) if after else 0)
                 if data is None:
                     self.send(503, b'{"error": "no screendump yet"}')
                 else:
-                    self.send(200, data, "image/png", [("X-Frame", str(number))])
+                    self.send(200, data, "image/bmp", [("X-Frame", str(number))])
             elif path == "/state":
                 self.send(200, json.dumps(panel.snapshot()).encode())
             elif path.startswith("/roll/"):
@@ -279,7 +310,11 @@ def _handler(panel):
                 # Answered once queued: the browser sends the release as soon as the press is queued.
                 panel.button(parts[1], parts[2], int(held.group(1)) / 1000.0 if held else None)
                 self.send(202, b'{"queued": true}')
+            elif len(parts) == 3 and parts[0] == "device" and ((parts[1], parts[2]) in DEVICES or (
+                    parts[1] == "countdown" and parts[2] in ("0", "3", "5", "10"))):
+                error = panel.device(parts[1], parts[2])
+                self.send(500 if error else 200, json.dumps({"error": error}).encode())
             else:
-                self.send(404, b'{"error": "no such button"}')
+                self.send(404, b'{"error": "no such button or device"}')
 
     return Handler

@@ -60,11 +60,9 @@ def screendump(path, paths=None):
     return int(parts[1]), int(parts[2])
 
 
-def _ppm_to_png(ppm, png):
-    """Convert QEMU's P6 dump to a PNG a person can open anywhere (zlib, no image library needed)."""
-    import struct
-    import zlib
-    with open(ppm, "rb") as f:
+def read_ppm(path):
+    """QEMU's P6 dump: (width, height, RGB bytes top row first)."""
+    with open(path, "rb") as f:
         data = f.read()
     fields, at = [], 0
     while len(fields) < 4:
@@ -75,7 +73,29 @@ def _ppm_to_png(ppm, png):
             at += 1
         fields.append(data[start:at])
     width, height = int(fields[1]), int(fields[2])
-    pixels = data[at + 1:at + 1 + width * height * 3]
+    return width, height, data[at + 1:at + 1 + width * height * 3]
+
+
+def ppm_to_bmp(ppm):
+    """The dump as a BMP file's bytes: no compression to spend time on (the front panel sends one several
+    times a second to a browser on the same machine). Top-down rows (negative height), BGR, 4-byte aligned."""
+    import struct
+    width, height, pixels = read_ppm(ppm)
+    bgr = bytearray(pixels)
+    bgr[0::3], bgr[2::3] = pixels[2::3], pixels[0::3]
+    stride = (width * 3 + 3) & ~3
+    if stride != width * 3:
+        pad = b"\0" * (stride - width * 3)
+        bgr = b"".join(bgr[y * width * 3:(y + 1) * width * 3] + pad for y in range(height))
+    header = struct.pack("<IiiHHIIiiII", 40, width, -height, 1, 24, 0, len(bgr), 2835, 2835, 0, 0)
+    return b"BM" + struct.pack("<IHHI", 14 + len(header) + len(bgr), 0, 0, 14 + len(header)) + header + bytes(bgr)
+
+
+def _ppm_to_png(ppm, png):
+    """Convert QEMU's P6 dump to a PNG a person can open anywhere (zlib, no image library needed)."""
+    import struct
+    import zlib
+    width, height, pixels = read_ppm(ppm)
     rows = b"".join(b"\0" + pixels[y * width * 3:(y + 1) * width * 3] for y in range(height))
 
     def chunk(kind, body):
