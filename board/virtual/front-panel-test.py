@@ -46,8 +46,9 @@ def check(ok, what):
     return ok
 
 
-def wait_for(what, probe, seconds=PATIENCE, every=0.5):
+def wait_for(what, probe, seconds=None, every=0.5):
     """probe() until it returns something true; that value, or None after `seconds` (a failure)."""
+    seconds = seconds or PATIENCE
     deadline = time.monotonic() + seconds
     while True:
         value = probe()
@@ -243,6 +244,76 @@ def pull(commands, work):
     return pulled
 
 
+def try_page(page, url, out):
+    """The front panel in the browser, as a person uses it; returns the screenshots' paths."""
+    shots = []
+    page.call("Page.enable", page=True)
+    page.call("Page.navigate", {"url": url}, page=True)
+    check(wait_for("the page loads", lambda: page.evaluate("document.readyState") == "complete", 60) is not None
+          and page.evaluate("document.title") == "kioskcam front panel", "the front panel page loads")
+    buttons = wait_for("the panel lists its buttons",
+                       lambda: page.evaluate("Array.from(document.querySelectorAll('#buttons button')).map(b => b.id)"))
+    check(buttons == ["button-" + r for r in ("shutter", "mode", "cancel", "zoom-in", "zoom-out")],
+          "the page has the buttons the configuration wires: %s" % buttons)
+
+    mismatches = ["no picture"]
+
+    def bars():
+        nonlocal mismatches
+        pixels = screen_pixels(page)
+        mismatches = bar_mismatches(pixels) if pixels else ["no picture"]
+        return pixels if not mismatches else None
+    still = wait_for("the screen image shows vivid's colour bars", bars)
+    check(still is not None and (still["width"], still["height"]) == (1280, 800),
+          "the page's screen image is the 1280x800 display with vivid's bars (%s)" % "; ".join(mismatches))
+    shots.append(page.screenshot(os.path.join(out, "1-loaded-bars.png")))
+    time.sleep(3)
+    print("page: " + state(page)["rate"], flush=True)
+
+    check(wait_for("the ready lamp lit on the page", lambda: state(page)["ready"]) is not None,
+          "the ready lamp shows lit")
+    check(kioskboard.gpio("get", "ready")["value"] == 1, "the ready line is high on gpio-sim")
+    shots.append(page.screenshot(os.path.join(out, "2-ready-lamp.png")))
+
+    before_roll, before_page = roll_sums(), state(page)["thumbnails"]
+    clicked = time.monotonic()
+    page.press("#button-shutter", 0.1)
+    # The page alone is watched (asking the slow guest in a loop would slow what is measured), then the roll.
+    fresh = wait_for("a new thumbnail on the page", lambda: [t for t in state(page)["thumbnails"] if t not in before_page])
+    took = time.monotonic() - clicked
+    new = set(roll_sums()) - set(before_roll)
+    check(bool(new) and bool(fresh) and fresh == ["/roll/" + n for n in sorted(new)],
+          "a click on shutter adds %s to the roll and its thumbnail to the page (%s), in %.1f s"
+          % (sorted(new or []), fresh, took))
+    shots.append(page.screenshot(os.path.join(out, "3-shutter-thumbnail.png")))
+
+    page.press("#button-mode", 0.1)
+    check(wait_for("movie mode", lambda: "mode: movie" in state(page)["mode"]) is not None
+          and guest_mode() == "movie", "a click on mode goes to movie mode (page and status)")
+    moved = wait_for("the screen's label to change",
+                     lambda: (lambda p: p if p and label_difference(p["label"], still["label"]) > 2 else None)(screen_pixels(page)))
+    check(moved is not None, "the screen's mode label is no longer still's")
+    before_movies = state(page)["movies"]
+    page.press("#button-shutter", 0.1)
+    check(wait_for("the tally lamp lit", lambda: state(page)["tally"]) is not None, "the tally lamp lights while recording")
+    shots.append(page.screenshot(os.path.join(out, "4-movie-recording.png")))
+    time.sleep(3)
+    page.press("#button-shutter", 0.1)
+    movie = wait_for("the movie on the page", lambda: [m for m in state(page)["movies"] if m not in before_movies])
+    check(bool(movie), "the movie is in the roll: %s" % movie)
+    check(wait_for("the tally lamp dark", lambda: not state(page)["tally"]) is not None, "the tally lamp goes dark")
+
+    page.press("#button-mode", 1.6)  # long-press-ms = 800 in the board's configuration
+    back = wait_for("still mode after the long press", lambda: "mode: still" in state(page)["mode"])
+    check(back is not None and guest_mode() == "still", "holding mode goes back to still mode (page and status)")
+    label = wait_for("the screen's still label",
+                     lambda: (lambda p: p if p and label_difference(p["label"], still["label"]) < 1 else None)(screen_pixels(page)))
+    check(label is not None, "the screen's mode label is still's again")
+    shots.append(page.screenshot(os.path.join(out, "5-long-press-still.png")))
+
+    return shots
+
+
 def main():
     paths = kioskboard.Paths()
     out = os.path.join(paths.state, "front-panel-test")
@@ -272,70 +343,7 @@ def main():
               % [line for line in said.splitlines() if "already running" in line or url in line])
 
         page = Chromium(os.path.join(out, "profile"), open(os.path.join(out, "chromium.log"), "w"))
-        page.call("Page.enable", page=True)
-        page.call("Page.navigate", {"url": url}, page=True)
-        check(wait_for("the page loads", lambda: page.evaluate("document.readyState") == "complete", 60) is not None
-              and page.evaluate("document.title") == "kioskcam front panel", "the front panel page loads")
-        buttons = wait_for("the panel lists its buttons",
-                           lambda: page.evaluate("Array.from(document.querySelectorAll('#buttons button')).map(b => b.id)"))
-        check(buttons == ["button-" + r for r in ("shutter", "mode", "cancel", "zoom-in", "zoom-out")],
-              "the page has the buttons the configuration wires: %s" % buttons)
-
-        mismatches = ["no picture"]
-
-        def bars():
-            nonlocal mismatches
-            pixels = screen_pixels(page)
-            mismatches = bar_mismatches(pixels) if pixels else ["no picture"]
-            return pixels if not mismatches else None
-        still = wait_for("the screen image shows vivid's colour bars", bars)
-        check(still is not None and (still["width"], still["height"]) == (1280, 800),
-              "the page's screen image is the 1280x800 display with vivid's bars (%s)" % "; ".join(mismatches))
-        shots.append(page.screenshot(os.path.join(out, "1-loaded-bars.png")))
-        time.sleep(3)
-        print("page: " + state(page)["rate"], flush=True)
-
-        check(wait_for("the ready lamp lit on the page", lambda: state(page)["ready"]) is not None,
-              "the ready lamp shows lit")
-        check(kioskboard.gpio("get", "ready")["value"] == 1, "the ready line is high on gpio-sim")
-        shots.append(page.screenshot(os.path.join(out, "2-ready-lamp.png")))
-
-        before_roll, before_page = roll_sums(), state(page)["thumbnails"]
-        clicked = time.monotonic()
-        page.press("#button-shutter", 0.1)
-        # The page alone is watched (asking the slow guest in a loop would slow what is measured), then the roll.
-        fresh = wait_for("a new thumbnail on the page", lambda: [t for t in state(page)["thumbnails"] if t not in before_page])
-        took = time.monotonic() - clicked
-        new = set(roll_sums()) - set(before_roll)
-        check(bool(new) and bool(fresh) and fresh == ["/roll/" + n for n in sorted(new)],
-              "a click on shutter adds %s to the roll and its thumbnail to the page (%s), in %.1f s"
-              % (sorted(new or []), fresh, took))
-        shots.append(page.screenshot(os.path.join(out, "3-shutter-thumbnail.png")))
-
-        page.press("#button-mode", 0.1)
-        check(wait_for("movie mode", lambda: "mode: movie" in state(page)["mode"]) is not None
-              and guest_mode() == "movie", "a click on mode goes to movie mode (page and status)")
-        moved = wait_for("the screen's label to change",
-                         lambda: (lambda p: p if p and label_difference(p["label"], still["label"]) > 2 else None)(screen_pixels(page)))
-        check(moved is not None, "the screen's mode label is no longer still's")
-        before_movies = state(page)["movies"]
-        page.press("#button-shutter", 0.1)
-        check(wait_for("the tally lamp lit", lambda: state(page)["tally"]) is not None, "the tally lamp lights while recording")
-        shots.append(page.screenshot(os.path.join(out, "4-movie-recording.png")))
-        time.sleep(3)
-        page.press("#button-shutter", 0.1)
-        movie = wait_for("the movie on the page", lambda: [m for m in state(page)["movies"] if m not in before_movies])
-        check(bool(movie), "the movie is in the roll: %s" % movie)
-        check(wait_for("the tally lamp dark", lambda: not state(page)["tally"]) is not None, "the tally lamp goes dark")
-
-        page.press("#button-mode", 1.6)  # long-press-ms = 800 in the board's configuration
-        back = wait_for("still mode after the long press", lambda: "mode: still" in state(page)["mode"])
-        check(back is not None and guest_mode() == "still", "holding mode goes back to still mode (page and status)")
-        label = wait_for("the screen's still label",
-                         lambda: (lambda p: p if p and label_difference(p["label"], still["label"]) < 1 else None)(screen_pixels(page)))
-        check(label is not None, "the screen's mode label is still's again")
-        shots.append(page.screenshot(os.path.join(out, "5-long-press-still.png")))
-
+        shots = try_page(page, url, out)
         # The page closed: the panel stops dumping and polling, and the pulls have the guest to themselves.
         page.close()
         page = None
