@@ -303,13 +303,21 @@ def try_page(page, url, out):
     check(bool(movie), "the movie is in the roll: %s" % movie)
     check(wait_for("the tally lamp dark", lambda: not state(page)["tally"]) is not None, "the tally lamp goes dark")
 
+    # Review mode, then still and movie again: from movie, with review there to go to, a short press would be
+    # review; only a long press is still mode.
+    for wanted in ("review", "still", "movie"):
+        page.press("#button-mode", 0.1)
+        check(wait_for("%s mode" % wanted, lambda: "mode: %s" % wanted in state(page)["mode"]) is not None
+              and guest_mode() == wanted, "a click on mode goes to %s mode (page and status)" % wanted)
+        if wanted == "review":
+            shots.append(page.screenshot(os.path.join(out, "5-review.png")))
     page.press("#button-mode", 1.6)  # long-press-ms = 800 in the board's configuration
     back = wait_for("still mode after the long press", lambda: "mode: still" in state(page)["mode"])
     check(back is not None and guest_mode() == "still", "holding mode goes back to still mode (page and status)")
     label = wait_for("the screen's still label",
                      lambda: (lambda p: p if p and label_difference(p["label"], still["label"]) < 1 else None)(screen_pixels(page)))
     check(label is not None, "the screen's mode label is still's again")
-    shots.append(page.screenshot(os.path.join(out, "5-long-press-still.png")))
+    shots.append(page.screenshot(os.path.join(out, "6-long-press-still.png")))
 
     return shots
 

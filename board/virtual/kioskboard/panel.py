@@ -214,6 +214,7 @@ class Panel:
                         self.presses.remove(release)
                         action, held = "click", release[2] if release[2] is not None else release[3] - at
             line = self.buttons[role]
+            self.note("%s %s (came %.3f s ago, held %s)" % (role, action, time.monotonic() - at, held))
             try:
                 if action == "click":
                     gpio("click", line, hold_ms=max(MIN_HOLD, held or 0.0) * 1000, paths=self.paths)
@@ -226,11 +227,19 @@ class Panel:
                     time.sleep(max(0.0, until - time.monotonic()))
                     gpio("release", line, paths=self.paths)
                 self.button_error = None
+                self.note("%s %s done" % (role, action))
             except BoardError as e:
                 self.button_error = "%s %s: %s" % (role, action, e)
+                self.note(self.button_error)
+
+    def note(self, what):
+        """One line in the panel's log (buttons.log in its folder): what it did on the lines, and when."""
+        with open(os.path.join(self.folder, "buttons.log"), "a") as f:
+            f.write("%.3f %s\n" % (time.monotonic(), what))
 
     def button(self, role, action, held=None):
         """Queue a press, a release (with how long the hand held, in seconds) or a click of MIN_HOLD."""
+        self.note("%s %s asked (held %s)" % (role, action, held))
         with self.pressing:
             self.presses.append((role, action, held, time.monotonic()))
             self.pressing.notify_all()
