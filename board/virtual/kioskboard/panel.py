@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from .errors import BoardError
 from .gpio import gpio
 from .guest import run
-from .qmp import ppm_to_bmp, qmp
+from .qmp import Session, ppm_to_bmp
 from .state import HERE
 
 BUTTONS = ("shutter", "mode", "cancel", "zoom-in", "zoom-out", "camera")
@@ -23,6 +23,7 @@ LAMPS = ("ready", "tally", "flash")
 ROLL = "/var/lib/kioskcam/roll"
 # Dumps a second at most, while someone looks.
 SCREEN_RATE = 6.0
+SESSION = 2.0
 # The shortest hold a click gets: the service's debounce wants a press to last (board click's default).
 MIN_HOLD = 0.1
 # Seconds between two polls of lamps, status and roll (each starts a process in the slow guest).
@@ -104,26 +105,33 @@ class Panel:
 
     # --- the display -----------------------------------------------------------------------------
     def grab(self):
+        """Screendumps while someone looks, at most SCREEN_RATE a second, each session with QEMU's monitor
+        kept for SESSION seconds (the handshake costs as much as a dump under load), then let go so that
+        `board screendump` gets its turn."""
         path = os.path.join(self.folder, "screen.ppm")
         while not self.stopped.is_set():
             if self.idle():
                 time.sleep(0.2)
                 continue
-            began = time.monotonic()
             try:
-                # PPM, QEMU's cheapest (a PNG costs its main loop, which also runs the guest's I/O, about 90 ms
-                # under load), sent on as a BMP (no compression: the browser is on this machine).
-                qmp("screendump", {"filename": path}, paths=self.paths, timeout=10)
-                data = ppm_to_bmp(path)
+                with Session(self.paths, timeout=10) as monitor:
+                    until = time.monotonic() + SESSION
+                    while time.monotonic() < until and not self.stopped.is_set() and not self.idle():
+                        began = time.monotonic()
+                        # PPM, QEMU's cheapest (a PNG costs its main loop, which also runs the guest's I/O,
+                        # about 90 ms under load), sent on as a BMP (no compression: the browser is local).
+                        monitor.command("screendump", {"filename": path})
+                        self.shown(ppm_to_bmp(path))
+                        time.sleep(max(0.0, 1.0 / SCREEN_RATE - (time.monotonic() - began)))
             except (BoardError, OSError, ValueError, IndexError):
                 time.sleep(1.0)
-                continue
-            with self.cond:
-                now = time.monotonic()
-                self.frame_times = [t for t in self.frame_times if now - t < 2.0] + [now]
-                self.frame = (self.frame[0] + 1, data)
-                self.cond.notify_all()
-            time.sleep(max(0.0, 1.0 / SCREEN_RATE - (time.monotonic() - began)))
+
+    def shown(self, data):
+        with self.cond:
+            now = time.monotonic()
+            self.frame_times = [t for t in self.frame_times if now - t < 2.0] + [now]
+            self.frame = (self.frame[0] + 1, data)
+            self.cond.notify_all()
 
     def frame_after(self, number, wait=5.0):
         with self.cond:

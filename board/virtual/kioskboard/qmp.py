@@ -10,34 +10,56 @@ from .errors import BoardDown, BoardError
 from .state import Paths, _supervisor_pid, _unlink
 
 
-def qmp(command, arguments=None, paths=None, timeout=60.0):
-    paths = paths or Paths()
-    if _supervisor_pid(paths) is None:
-        raise BoardDown()
-    sock = _connect(paths.qmp, timeout=10)
-    try:
-        frames = _frames(sock, time.monotonic() + timeout)
+class Session:
+    """One connection to QEMU's monitor, handshake done, for several commands. QEMU serves one monitor client
+    at a time (the next one waits), so keep a session short."""
 
-        def answer():
-            for fr in frames:
+    def __init__(self, paths=None, timeout=60.0):
+        self.paths = paths or Paths()
+        self.timeout = timeout
+        if _supervisor_pid(self.paths) is None:
+            raise BoardDown()
+        self.sock = _connect(self.paths.qmp, timeout=10)
+        try:
+            self.frames = _frames(self.sock, time.monotonic() + timeout)
+            next(self.frames)  # greeting
+            self.command("qmp_capabilities")
+        except (socket.timeout, StopIteration):
+            self.close()
+            raise BoardError("QMP: no greeting")
+        except BaseException:
+            self.close()
+            raise
+
+    def command(self, command, arguments=None):
+        msg = {"execute": command}
+        if arguments:
+            msg["arguments"] = arguments
+        self.frames = _frames(self.sock, time.monotonic() + self.timeout)
+        try:
+            self.sock.sendall((json.dumps(msg) + "\n").encode())
+            for fr in self.frames:
                 if "return" in fr:
                     return fr["return"]
                 if "error" in fr:
                     raise BoardError("QMP %s: %s" % (command, fr["error"].get("desc", fr["error"])))
-            raise BoardError("QMP connection closed")
-        try:
-            next(frames)  # greeting
-            sock.sendall(b'{"execute":"qmp_capabilities"}\n')
-            answer()
-            msg = {"execute": command}
-            if arguments:
-                msg["arguments"] = arguments
-            sock.sendall((json.dumps(msg) + "\n").encode())
-            return answer()
-        except (socket.timeout, StopIteration):
+        except socket.timeout:
             raise BoardError("QMP %s: no answer" % command)
-    finally:
-        sock.close()
+        raise BoardError("QMP connection closed")
+
+    def close(self):
+        self.sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def qmp(command, arguments=None, paths=None, timeout=60.0):
+    with Session(paths, timeout) as session:
+        return session.command(command, arguments)
 
 
 def screendump(path, paths=None):
