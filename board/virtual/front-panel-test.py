@@ -121,10 +121,13 @@ class Chromium:
                                                "buttons": 1 if kind != "mouseReleased" else 0, "clickCount": 1},
                   page=True)
 
+    def centre(self, selector):
+        return self.evaluate("(() => { const r = document.querySelector(%s).getBoundingClientRect();"
+                             " return [r.x + r.width / 2, r.y + r.height / 2]; })()" % json.dumps(selector))
+
     def press(self, selector, hold):
-        """Mouse down on the element's centre, hold `hold` seconds, up: a person's click or long press."""
-        box = self.evaluate("(() => { const r = document.querySelector(%s).getBoundingClientRect();"
-                            " return [r.x + r.width / 2, r.y + r.height / 2]; })()" % json.dumps(selector))
+        """Mouse down on the element's centre, hold `hold` seconds, up: a person's click."""
+        box = self.centre(selector)
         self.mouse("mouseMoved", *box)
         self.mouse("mousePressed", *box)
         time.sleep(hold)
@@ -303,21 +306,25 @@ def try_page(page, url, out):
     check(bool(movie), "the movie is in the roll: %s" % movie)
     check(wait_for("the tally lamp dark", lambda: not state(page)["tally"]) is not None, "the tally lamp goes dark")
 
-    # Review mode, then still and movie again: from movie, with review there to go to, a short press would be
-    # review; only a long press is still mode.
-    for wanted in ("review", "still", "movie"):
-        page.press("#button-mode", 0.1)
-        check(wait_for("%s mode" % wanted, lambda: "mode: %s" % wanted in state(page)["mode"]) is not None
-              and guest_mode() == wanted, "a click on mode goes to %s mode (page and status)" % wanted)
-        if wanted == "review":
-            shots.append(page.screenshot(os.path.join(out, "5-review.png")))
-    page.press("#button-mode", 1.6)  # long-press-ms = 800 in the board's configuration
+    # Held: the line must be pressed on gpio-sim while the mouse holds the button, still pressed 1.2 s later
+    # (long-press-ms is 800 in the board's configuration), and released after; the service makes of that a
+    # long press, back to still mode from movie.
+    box = page.centre("#button-mode")
+    page.mouse("mouseMoved", *box)
+    page.mouse("mousePressed", *box)
+    low = wait_for("the mode line pressed while held", lambda: kioskboard.gpio("get", "mode")["value"] == 0, every=0.1)
+    time.sleep(1.2)
+    still_low = kioskboard.gpio("get", "mode")["value"] == 0
+    page.mouse("mouseReleased", *box)
+    check(bool(low) and still_low, "the mode line stays pressed on gpio-sim while the mouse holds the button")
+    check(wait_for("the mode line released", lambda: kioskboard.gpio("get", "mode")["value"] == 1) is not None,
+          "the mode line is released with the mouse")
     back = wait_for("still mode after the long press", lambda: "mode: still" in state(page)["mode"])
     check(back is not None and guest_mode() == "still", "holding mode goes back to still mode (page and status)")
     label = wait_for("the screen's still label",
                      lambda: (lambda p: p if p and label_difference(p["label"], still["label"]) < 1 else None)(screen_pixels(page)))
     check(label is not None, "the screen's mode label is still's again")
-    shots.append(page.screenshot(os.path.join(out, "6-long-press-still.png")))
+    shots.append(page.screenshot(os.path.join(out, "5-long-press-still.png")))
 
     return shots
 
