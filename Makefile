@@ -20,8 +20,10 @@ DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-d
   libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg \
   systemd shellcheck pyflakes3 openssh-server rsync \
   libyuv-dev zlib1g-dev console-setup-linux
+# The front panel test (make panel-test): Debian's chromium, driven headless over its DevTools pipe.
+PANEL_PACKAGES := chromium
 
-.PHONY: all deps build release test unit-test device-test run screenshot board-start board-stop board-lint bench clean
+.PHONY: all deps build release test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench clean
 
 all: build
 
@@ -58,7 +60,8 @@ board-stop:
 ## board-lint: pyflakes on the board's Python (the kioskboard package, its entry point, the guest's scripts);
 ## anything it reports fails.
 board-lint: deps
-	pyflakes3 board/virtual/kioskboard board/virtual/board board/virtual/guest-agent.py board/virtual/sandbox-probe.py
+	pyflakes3 board/virtual/kioskboard board/virtual/board board/virtual/guest-agent.py board/virtual/sandbox-probe.py \
+	  board/virtual/front-panel-test.py
 
 ## test: the board's Python checked, then unit tests, file-format tests with real peers, then device tests on
 ## the virtual board, in one run.
@@ -67,6 +70,14 @@ test: deps board-lint release
 	$(BOARD) start
 	@set -o pipefail; KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_BINARY=$(KIOSKCAM) swift test --skip-build 2>&1 | tee $(BOARD_DIR)/test.log; \
 	status=$$?; $(BOARD) stop; exit $$status
+
+## panel-test: `make run` tried as a newcomer would, in chromium and with the sftp, scp and rsync commands it
+## prints (board/virtual/front-panel-test.py: it boots the board and Ctrl-Cs it). Not in `make test` yet:
+## docs/testing.md says why.
+panel-test: deps board-lint release
+	@missing=$$(for p in $(PANEL_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; fi
+	@mkdir -p $(BOARD_DIR); set -o pipefail; board/virtual/front-panel-test.py 2>&1 | tee $(BOARD_DIR)/front-panel-test.log
 
 ## unit-test: the tiers that need no board (device tests skip themselves).
 unit-test: deps
@@ -80,9 +91,12 @@ bench: deps release
 	swift build -c release --product kioskcam-bench
 	.build/release/kioskcam-bench $(BENCH)
 
-## run: boot the board, start the service on it, and follow its log (Ctrl-C stops both).
-run: deps release board-start
-	board/virtual/run-service.sh $(KIOSKCAM)
+## run: the appliance on the virtual board (board/virtual/kioskboard/appliance.py): the shipped unit under the
+## guest's systemd, sshd for the camera account with a key kept in $(BOARD_DIR)/ssh/, the front panel on
+## 127.0.0.1, the commands that pull the roll; then the service's journal. Ctrl-C stops all it started; while
+## one runs, another says so and leaves it be.
+run: deps release
+	@$(BOARD) appliance $(KIOSKCAM)
 
 screenshot:
 	$(BOARD) screendump $(BOARD_DIR)/screen.png

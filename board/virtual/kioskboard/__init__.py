@@ -8,6 +8,8 @@
     guest      run, spawn, kill, procs, log_path, forwarded_port
     gpio       press, release, click, value (gpio-sim lines)
     qmp        QEMU's monitor: qmp, screendump
+    panel      the front panel: a web page with the display, buttons, lamps, status and roll
+    appliance  make run: the appliance's unit, sshd and key, the panel, the pull commands
     cli        main: the `board` command line
 
 Python 3 standard library only.

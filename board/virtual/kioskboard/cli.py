@@ -6,6 +6,7 @@ import shlex
 import sys
 import time
 
+from .appliance import main_run
 from .errors import BoardError
 from .gpio import click, gpio
 from .guest import forwarded_port, kill, log_path, procs, run, spawn
@@ -68,6 +69,8 @@ def main(argv=None):
     p.add_argument("--hold-ms", type=int, default=100)
     p = sub.add_parser("screendump", help="write the display's picture to a PPM file (PNG if FILE ends in .png)")
     p.add_argument("file")
+    p = sub.add_parser("appliance", help="make run: the appliance on the board, its front panel, its pull commands")
+    p.add_argument("binary", help="the kioskcam binary to install as /usr/bin/kioskcam")
     sub.add_parser("_supervise")
     args = ap.parse_args(argv)
     paths = Paths()
@@ -76,6 +79,8 @@ def main(argv=None):
         if args.cmd == "_supervise":
             supervise(paths)
             return 0
+        if args.cmd == "appliance":
+            return main_run(args.binary, paths)
         if args.cmd == "start":
             start(timeout=args.timeout, paths=paths)
         elif args.cmd == "stop":

@@ -1,7 +1,9 @@
-"""Commands and processes in the guest: run, spawn, kill, procs, their logs; the forwarded TCP ports."""
+"""Commands and processes in the guest: run, spawn, kill, procs, their logs, commands beside its systemd; the
+forwarded TCP ports."""
 
 import base64
 import os
+import shlex
 
 from .client import request
 from .errors import BoardDown, BoardError
@@ -39,6 +41,11 @@ def run(cmd, timeout=None, paths=None, stdout=None, stderr=None):
     out = None if stdout is not None else b"".join(bufs["out"])
     err = None if stderr is not None else b"".join(bufs["err"])
     return rc, out, err
+
+
+def systemd(cmd, timeout=120, paths=None):
+    """A command beside the guest's systemd (guest-systemd.sh exec), where systemctl and journalctl reach it."""
+    return run("sh board/virtual/guest-systemd.sh exec sh -c %s" % shlex.quote(cmd), timeout=timeout, paths=paths)
 
 
 def forwarded_port(guest_port, paths=None):

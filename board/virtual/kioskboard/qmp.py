@@ -10,34 +10,56 @@ from .errors import BoardDown, BoardError
 from .state import Paths, _supervisor_pid, _unlink
 
 
-def qmp(command, arguments=None, paths=None, timeout=60.0):
-    paths = paths or Paths()
-    if _supervisor_pid(paths) is None:
-        raise BoardDown()
-    sock = _connect(paths.qmp, timeout=10)
-    try:
-        frames = _frames(sock, time.monotonic() + timeout)
+class Session:
+    """One connection to QEMU's monitor, handshake done, for several commands. QEMU serves one monitor client
+    at a time (the next one waits), so keep a session short."""
 
-        def answer():
-            for fr in frames:
+    def __init__(self, paths=None, timeout=60.0):
+        self.paths = paths or Paths()
+        self.timeout = timeout
+        if _supervisor_pid(self.paths) is None:
+            raise BoardDown()
+        self.sock = _connect(self.paths.qmp, timeout=10)
+        try:
+            self.frames = _frames(self.sock, time.monotonic() + timeout)
+            next(self.frames)  # greeting
+            self.command("qmp_capabilities")
+        except (socket.timeout, StopIteration):
+            self.close()
+            raise BoardError("QMP: no greeting")
+        except BaseException:
+            self.close()
+            raise
+
+    def command(self, command, arguments=None):
+        msg = {"execute": command}
+        if arguments:
+            msg["arguments"] = arguments
+        self.frames = _frames(self.sock, time.monotonic() + self.timeout)
+        try:
+            self.sock.sendall((json.dumps(msg) + "\n").encode())
+            for fr in self.frames:
                 if "return" in fr:
                     return fr["return"]
                 if "error" in fr:
                     raise BoardError("QMP %s: %s" % (command, fr["error"].get("desc", fr["error"])))
-            raise BoardError("QMP connection closed")
-        try:
-            next(frames)  # greeting
-            sock.sendall(b'{"execute":"qmp_capabilities"}\n')
-            answer()
-            msg = {"execute": command}
-            if arguments:
-                msg["arguments"] = arguments
-            sock.sendall((json.dumps(msg) + "\n").encode())
-            return answer()
-        except (socket.timeout, StopIteration):
+        except socket.timeout:
             raise BoardError("QMP %s: no answer" % command)
-    finally:
-        sock.close()
+        raise BoardError("QMP connection closed")
+
+    def close(self):
+        self.sock.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def qmp(command, arguments=None, paths=None, timeout=60.0):
+    with Session(paths, timeout) as session:
+        return session.command(command, arguments)
 
 
 def screendump(path, paths=None):
@@ -60,11 +82,9 @@ def screendump(path, paths=None):
     return int(parts[1]), int(parts[2])
 
 
-def _ppm_to_png(ppm, png):
-    """Convert QEMU's P6 dump to a PNG a person can open anywhere (zlib, no image library needed)."""
-    import struct
-    import zlib
-    with open(ppm, "rb") as f:
+def read_ppm(path):
+    """QEMU's P6 dump: (width, height, RGB bytes top row first)."""
+    with open(path, "rb") as f:
         data = f.read()
     fields, at = [], 0
     while len(fields) < 4:
@@ -75,7 +95,29 @@ def _ppm_to_png(ppm, png):
             at += 1
         fields.append(data[start:at])
     width, height = int(fields[1]), int(fields[2])
-    pixels = data[at + 1:at + 1 + width * height * 3]
+    return width, height, data[at + 1:at + 1 + width * height * 3]
+
+
+def ppm_to_bmp(ppm):
+    """The dump as a BMP file's bytes: no compression to spend time on (the front panel sends one several
+    times a second to a browser on the same machine). Top-down rows (negative height), BGR, 4-byte aligned."""
+    import struct
+    width, height, pixels = read_ppm(ppm)
+    bgr = bytearray(pixels)
+    bgr[0::3], bgr[2::3] = pixels[2::3], pixels[0::3]
+    stride = (width * 3 + 3) & ~3
+    if stride != width * 3:
+        pad = b"\0" * (stride - width * 3)
+        bgr = b"".join(bgr[y * width * 3:(y + 1) * width * 3] + pad for y in range(height))
+    header = struct.pack("<IiiHHIIiiII", 40, width, -height, 1, 24, 0, len(bgr), 2835, 2835, 0, 0)
+    return b"BM" + struct.pack("<IHHI", 14 + len(header) + len(bgr), 0, 0, 14 + len(header)) + header + bytes(bgr)
+
+
+def _ppm_to_png(ppm, png):
+    """Convert QEMU's P6 dump to a PNG a person can open anywhere (zlib, no image library needed)."""
+    import struct
+    import zlib
+    width, height, pixels = read_ppm(ppm)
     rows = b"".join(b"\0" + pixels[y * width * 3:(y + 1) * width * 3] for y in range(height))
 
     def chunk(kind, body):
