@@ -7,9 +7,10 @@ import Testing
 extension BoardDeviceTests {
   @Test func everyFrameIsShownOrCountedAsSkippedAndTheCostsAreReported() throws {
     let (config, _) = try Board.makeConfig(name: "offloop")
-    try Board.spawn("offloop", [Board.binary, "run", "--config", config])
-    defer { _ = try? Board.kill("offloop") }
-    try Board.waitFor("the service to be ready") { try Board.logs("offloop").contains("kioskcam: ready") }
+    try Board.withService("offloop", config: config) { try Self.measureThePreview() }
+  }
+
+  private static func measureThePreview() throws {
     try Board.waitFor("the preview to show frames", seconds: 120) {
       (try Board.status()["previewFramesShown"] as? Int ?? 0) > 30
     }
