@@ -107,7 +107,8 @@ public struct MovieWriter: Sendable {
   }
 
   /// At stop: the newest frame lasts until `end` (the moment the recording stopped, nanoseconds on the
-  /// frames' clock) but no longer than the frame before it; with no frame before it, `fallback` nanoseconds.
+  /// frames' clock, on the grid at or below it) but no longer than the frame before it, and one grid step if
+  /// its own time is already there; with no frame before it, `fallback` nanoseconds.
   /// Whatever was gathered becomes the last fragment.
   public mutating func flush(end: Int64?, fallback: Int64 = 40_000_000) -> [UInt8]? {
     if let last = newest {
@@ -115,7 +116,9 @@ public struct MovieWriter: Sendable {
       var duration = previous ?? UInt32(max(grid, (Self.ticks(fallback) + grid / 2) / grid * grid))
       if let end, let first = firstTimestamp {
         let untilEnd = Self.ticks(end - first) / grid * grid
-        if untilEnd > last.tick { duration = min(duration, UInt32(clamping: untilEnd - last.tick)) }
+        // A last frame that the grid put at or past the stop lasts one step, not the gap before it (a gap of
+        // dropped frames would carry the movie past its stop).
+        duration = min(duration, UInt32(clamping: untilEnd > last.tick ? untilEnd - last.tick : grid))
       }
       if !gathering.isEmpty, Self.nanoseconds(gatheringTicks + UInt64(duration)) > fragmentLimit {
         // The previous fragment is full: write it now and the last frame in a fragment of its own.

@@ -149,13 +149,17 @@ extension BoardDeviceTests {
       try #require(timeline.count >= 2, "\(timeline)")
       let (last, before) = (timeline[timeline.count - 1], timeline[timeline.count - 2])
       let stop = 3.0 - (first - pressed)
-      let end = min(stop, last.pts + before.duration)
-      // Times are on the grid of [camera] frame-rate (30 fps), so the end lands on the grid line at or below it.
+      // Times are on the grid of [camera] frame-rate (30 fps): the stop on the grid line at or below it. The
+      // last frame lasts until then but no longer than the frame before it, and one step if the grid already
+      // put it there (docs/movies.md).
       let (tick, grid) = (1.0 / 150, 1.0 / 30)
+      let gridStop = (stop / grid + 1e-6).rounded(.down) * grid
+      let end = last.pts + min(before.duration, gridStop > last.pts + tick ? gridStop - last.pts : grid)
       let ends = last.pts + last.duration
-      #expect(ends <= end + tick && ends >= end - grid - tick, "ends at \(ends) s, the rule says \(end) s (stop \(stop) s): \(timeline)")
+      #expect(abs(ends - end) <= tick, "ends at \(ends) s, the rule says \(end) s (stop \(stop) s): \(timeline)")
       #expect(abs(movie.seconds - ends) <= tick, "ffprobe's duration \(movie.seconds) s, its last packet ends at \(ends) s")
-      #expect(movie.seconds <= 3.0 + tick, "never longer than the maximum: \(movie.seconds) s")
+      // The last frame is a frame taken before the stop, put on the grid: at most half a step late, then one step.
+      #expect(movie.seconds <= stop + grid / 2 + grid + tick, "never past the stop but by the last frame's step: \(movie.seconds) s")
       print("maximum-duration movie: \(movie.seconds) s, first frame \(first - pressed) s after the press, \(timeline.count) frames")
     }
   }

@@ -172,6 +172,19 @@ import Testing
     #expect(writer.ticksWritten == 6 + 6 + 6, "a late stop does not stretch the last frame past its predecessor")
   }
 
+  /// After a gap of dropped frames, a last frame that the 30 fps grid puts past the stop lasts one step: the
+  /// gap before it would have carried the movie past its stop (seen on the board: 3.067 s for a 3 s maximum).
+  @Test func aLastFrameTheGridPutsPastTheStopLastsOneStep() throws {
+    let jpeg = try Self.frames(1)[0].jpeg
+    var writer = MovieWriter(width: Self.width, height: Self.height, frameRate: 30)
+    _ = writer.start()
+    let start: Int64 = 5_000_000_000
+    // 0 s, 0.2 s (a gap), 0.29 s: on the grid of 5 ticks at 150 Hz, ticks 0, 30 and 45.
+    for offset: Int64 in [0, 200_000_000, 290_000_000] { _ = writer.append(jpeg, timestamp: start + offset) }
+    _ = writer.flush(end: start + 291_000_000)  // the stop's grid line is tick 40, before the last frame's
+    #expect(writer.ticksWritten == 30 + 15 + 5, "one step, not the 15 ticks of the frame before")
+  }
+
   @Test(arguments: [0, 1, 17, 5000])
   func aMovieCutAnywhereInItsLastFragmentIsRecoveredUpToTheFragmentBefore(cutShort: Int) throws {
     let frames = try Self.frames(100)

@@ -204,7 +204,9 @@ final class PreviewSink: ScreenDriver {
   /// not go yet is held, and a newer one replaces it; so a slow display costs no decoding it cannot show.
   private func handOver() {
     guard let job = held, let card = display.card else { return }
-    let allowed = display.flipPending ? 1 : pipeline.workers
+    // While a movie records, one picture at a time, as when the loop drew them: its encoders come first.
+    let recording = if case .recording = screen { true } else { false }
+    let allowed = display.flipPending || recording ? 1 : pipeline.workers
     guard inFlight + (order.ready == nil ? 0 : 1) < allowed else { return }
     held = nil
     inFlight += 1
