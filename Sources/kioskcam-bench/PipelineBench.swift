@@ -113,33 +113,40 @@ final class PipelineRun {
     return pipeline.submit(job, lend: { canvases.lend() }) == nil
   }
 
-  /// What came back, each canvas given back as a flip would; the tags of what was drawn.
-  private func takeResults() -> [PreviewTag] {
+  /// What came back, each canvas given back as a flip would: the tags of what was drawn, and how many
+  /// outcomes there were in all (drawn, or not: a job's every outcome ends it).
+  private func takeOutcomes() -> (drawn: [PreviewTag], all: Int) {
     let outcomes = inbox.outcomes.withLock { pending in
       defer { pending.removeAll(keepingCapacity: true) }
       return pending
     }
-    return outcomes.compactMap { outcome in
+    let drawn = outcomes.compactMap { outcome -> PreviewTag? in
       guard case .drawn(let tag, let canvas) = outcome else { return nil }
       canvas.giveBack()
       return tag
     }
+    return (drawn, outcomes.count)
   }
 
-  /// Frames drawn a second with every worker busy and one frame always waiting (none replaced).
+  private func takeResults() -> [PreviewTag] { takeOutcomes().drawn }
+
+  /// Frames drawn a second with every worker busy and at most one frame waiting; a frame replaced while
+  /// waiting, or not drawn, ends like a drawn one but is not counted.
   func throughput(frames: Int) -> Double {
-    _ = takeResults()
-    var (handed, drawn) = (0, 0)
+    _ = takeOutcomes()
+    var (handed, ended, drawn) = (0, 0, 0)
     let start = monotonicNanoseconds()
-    while drawn < frames {
-      while handed - drawn <= pipeline.workers, handed < frames {
-        _ = handOver()
+    while ended < frames {
+      while handed - ended <= pipeline.workers, handed < frames {
+        if !handOver() { ended += 1 }
         handed += 1
       }
-      inbox.arrived.wait()
-      drawn += takeResults().count
+      _ = inbox.arrived.wait(timeout: .now() + .seconds(1))
+      let taken = takeOutcomes()
+      ended += taken.all
+      drawn += taken.drawn.count
     }
-    return Double(frames) / (Double(monotonicNanoseconds() - start) / 1e9)
+    return Double(drawn) / (Double(monotonicNanoseconds() - start) / 1e9)
   }
 
   /// Frames handed over at a camera's rate: the loop's CPU for each, and each one's latency to drawn.
