@@ -41,7 +41,7 @@ extension BoardDeviceTests {
     #expect(loopMedian > 0 && loopP99 >= loopMedian, "loop \(loopMedian) ms median, \(loopP99) ms p99")
     print(
       "preview off the loop on the board: received \(Double(received) / seconds) fps, shown \(Double(shown) / seconds) fps,",
-      "skipped \(skipped); latency \(median) ms median, \(p99) ms p99; loop CPU a frame \(loopMedian) ms median,",
+      "\(skipped) not shown (a newer picture won); latency \(median) ms median, \(p99) ms p99; loop CPU a frame \(loopMedian) ms median,",
       "\(loopP99) ms p99")
   }
 }
