@@ -19,7 +19,7 @@ DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-d
   v4l-utils gpiod libdrm-tests socat xz-utils bc flex bison libelf-dev kmod make gcc \
   libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg \
   systemd shellcheck pyflakes3 openssh-server rsync \
-  libyuv-dev zlib1g-dev console-setup-linux
+  libyuv-dev zlib1g-dev console-setup-linux libavcodec-dev libavutil-dev
 # The front panel test (make panel-test): Debian's chromium, driven headless over its DevTools pipe.
 PANEL_PACKAGES := chromium
 

@@ -3,6 +3,8 @@ import Camera
 import Display
 import KioskCore
 import LinuxIO
+import MediaFiles
+import VideoCodec
 
 /// The adapters' side of the capability gate: each probe looks at the hardware and says in words what it found.
 ///
@@ -196,6 +198,28 @@ enum CapabilityProbe {
     return .pass(.zoom, (camera.map { "\($0.path): " } ?? "") + zoom.method)
   }
 
+  /// An H.264 encoder opened at the movie size and rate, as a recording would open it, and let go.
+  static func h264Encoder(_ config: Config) -> ProbeResult {
+    guard H264Encoder.available else { return .fail(.h264Encoder, "libavcodec has no libx264 encoder") }
+    let size = config.movie.size
+    let settings = H264Settings(
+      width: size.width & ~1, height: size.height & ~1, frameRate: config.movie.frameRate,
+      bitRate: config.movie.quality.h264BitRate(width: size.width, height: size.height, frameRate: config.movie.frameRate),
+      threads: 1)
+    do {
+      let encoder = try H264Encoder(settings)
+      guard let configuration = AVCDecoderConfiguration(annexB: encoder.header) else {
+        return .fail(.h264Encoder, "\(H264Encoder.identity): no SPS and PPS in its header")
+      }
+      return .pass(
+        .h264Encoder,
+        "\(H264Encoder.identity): \(settings.width)x\(settings.height) at \(settings.frameRate) fps, "
+          + "\(configuration.profileName) profile, level \(configuration.levelName), \(settings.bitRate / 1000) kbit/s")
+    } catch {
+      return .fail(.h264Encoder, "\(H264Encoder.identity): \(error)")
+    }
+  }
+
   static func cameraRoll(_ config: Config) -> ProbeResult {
     RollStorageCheck.evaluate(rollFacts(config), roll: config.roll)
   }
@@ -225,6 +249,7 @@ enum CapabilityProbe {
       case .cameraRoll: results.append(cameraRoll(config))
       case .flash: results.append(flash(config).result)
       case .zoom: results.append(zoom(config, camera: stillCamera(config).camera))
+      case .h264Encoder: results.append(h264Encoder(config))
       }
     }
     return results

@@ -9,6 +9,8 @@ final class MovieSink: MovieDriver {
   private let config: Config
   private let source: any FrameSource
   private let roll: CameraRoll?
+  /// H.264 or Motion-JPEG: `[movie] codec`, and whether the encoder was found.
+  let codec: MovieCodec
   private let results: Mailbox<ServiceEvent>
   private let post: (ServiceEvent) -> Void
   /// The movie being recorded, between the kiosk's startMovie and stopMovie.
@@ -17,10 +19,11 @@ final class MovieSink: MovieDriver {
   private(set) var failures = 0
 
   init(
-    config: Config, source: any FrameSource, roll: CameraRoll?, results: Mailbox<ServiceEvent>,
+    config: Config, source: any FrameSource, roll: CameraRoll?, codec: MovieCodec, results: Mailbox<ServiceEvent>,
     post: @escaping (ServiceEvent) -> Void
   ) {
     self.config = config
+    self.codec = codec
     self.source = source
     self.roll = roll
     self.results = results
@@ -40,12 +43,12 @@ final class MovieSink: MovieDriver {
       let recorder = try MovieRecorder(
         roll: roll, width: format.width, height: format.height, frameRate: config.camera.frameRate,
         preset: config.movie.quality, sourceFormat: format.format.fourcc, passthrough: format.format == .mjpeg,
-        tag: WallClock.uniqueID())
+        codec: codec, tag: WallClock.uniqueID())
       self.recorder = recorder
       // The start on CLOCK_MONOTONIC, the clock of the frames: how much a crash lost can be told from the log.
       log(
         "movie recording \(format.format.fourcc) \(format.width)x\(format.height) as \(recorder.width)x\(recorder.height), "
-          + "quality \(config.movie.quality.rawValue), from \(time)")
+          + "\(recorder.encoding), quality \(config.movie.quality.rawValue), from \(time)")
     } catch {
       post(.kiosk(.movieFailed(reason: "\(error)", at: now())))
     }
