@@ -44,8 +44,8 @@ public final class MovieRecorder: Sendable {
   private let halvings: Int
   private let sourceFormat: String
   public let codec: MovieCodec
-  /// "H.264 High 3.0, 830 kbit/s": what the record and the log say it was encoded as.
-  public let encoding: String
+  /// What the record and the log say it was encoded as.
+  public let encoding: MovieEncoding
   private let uniqueID: String
   private let roll: CameraRoll
   private let folder: String
@@ -134,7 +134,7 @@ public final class MovieRecorder: Sendable {
     var writer: MovieWriter
     switch codec {
     case .mjpeg:
-      encoding = "Motion-JPEG"
+      encoding = .motionJPEG
       writer = MovieWriter(
         width: width, height: height, fragmentLimit: Self.fragmentLimit, frameRate: frameRate, created: created)
     case .h264:
@@ -153,7 +153,8 @@ public final class MovieRecorder: Sendable {
         roll.removeRecording(folder: recording.folder, name: recording.name)
         throw .unavailable("H.264 encoder gave no SPS and PPS")
       }
-      encoding = "H.264 \(configuration.profileName) \(configuration.levelName), \(settings.bitRate / 1000) kbit/s"
+      encoding = MovieEncoding(
+        codec: .h264, profile: configuration.profileName, level: configuration.levelName, bitRate: settings.bitRate)
       encoder = opened
       writer = MovieWriter(
         width: width, height: height,
@@ -373,7 +374,7 @@ public final class MovieRecorder: Sendable {
           item: item, frames: frames, dropped: dropped, seconds: seconds, recovered: false, writeError: writeError,
           roll: roll, bytes: bytes, width: width, height: height,
           captured: first.map { WallClock.dateTime(atMonotonic: Instant(nanoseconds: $0.0)).isoText } ?? "",
-          sourceFormat: sourceFormat, firstSequence: first?.1 ?? 0, uniqueID: uniqueID))
+          sourceFormat: sourceFormat, firstSequence: first?.1 ?? 0, uniqueID: uniqueID, encoding: encoding))
     } catch {
       return .failure(error)
     }

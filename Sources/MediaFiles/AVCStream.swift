@@ -71,6 +71,21 @@ public struct AVCDecoderConfiguration: Sendable, Equatable {
     pictureParameterSet = Array(pps)
   }
 
+  /// From an `avcC` payload (the first SPS and PPS it lists).
+  public init?(record: [UInt8]) {
+    var reader = BoxReader(record, at: 5)
+    guard let spsCount = reader.u8(), spsCount & 0x1F >= 1, let spsLength = reader.u16(),
+      reader.remaining >= Int(spsLength) + 3
+    else { return nil }
+    let sps = Array(record[reader.position..<reader.position + Int(spsLength)])
+    reader.position += Int(spsLength)
+    guard let ppsCount = reader.u8(), ppsCount >= 1, let ppsLength = reader.u16(), reader.remaining >= Int(ppsLength),
+      sps.count >= 4
+    else { return nil }
+    sequenceParameterSet = sps
+    pictureParameterSet = Array(record[reader.position..<reader.position + Int(ppsLength)])
+  }
+
   /// profile_idc: 66 Baseline, 77 Main, 100 High.
   public var profile: UInt8 { sequenceParameterSet[1] }
   /// level_idc, ten times the level: 31 is level 3.1.

@@ -54,6 +54,15 @@ public struct VideoTrackFormat: Sendable, Equatable {
     return VideoTrackFormat(container: .mp4, sampleEntry: out.bytes, allSync: false)
   }
 
+  /// The SPS and PPS of an `avc1` entry's `avcC`; nil for anything else.
+  public var avcConfiguration: AVCDecoderConfiguration? {
+    guard codec == "avc1", sampleEntry.count > 86 else { return nil }
+    // After the 78 bytes of the visual sample entry: its boxes.
+    guard let avcC = BoxReader.children(of: sampleEntry, in: 86..<sampleEntry.count).first(where: { $0.type == "avcC" })
+    else { return nil }
+    return AVCDecoderConfiguration(record: Array(sampleEntry[avcC.content]))
+  }
+
   /// A sample entry read back from a file (recovery), as it was written.
   static func read(entry: [UInt8], container: Container) -> VideoTrackFormat? {
     guard entry.count >= 86 else { return nil }

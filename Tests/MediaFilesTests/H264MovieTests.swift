@@ -169,6 +169,34 @@ import Testing
     }
   }
 
+  /// The repository's board/virtual/play-movie.py: Debian's chromium, headless, plays the file from a page.
+  static func playInChromium(_ path: String, probeY: Double = 1.0 / 3) throws -> [String: Any] {
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent().appendingPathComponent("board/virtual/play-movie.py").path
+    let played = try peer([script, path, "\(probeY)"])
+    #expect(played.status == 0, "play-movie.py: \(played.stderr)")
+    return try #require(JSONSerialization.jsonObject(with: Data(played.stdout.utf8)) as? [String: Any], "\(played.stdout)")
+  }
+
+  @Test func chromiumPlaysItToTheEndSeeksToTheMiddleAndDrawsTheBars() throws {
+    let movie = try Self.record(90) { Self.yuyvFrame($0) }
+    defer { try? FileManager.default.removeItem(atPath: movie.root) }
+    let played = try Self.playInChromium(movie.path)
+    #expect(played["error"] == nil, "chromium: \(played["error"] ?? "")")
+    #expect(played["canPlay"] as? String == "probably")
+    let duration = played["duration"] as? Double ?? 0
+    #expect(abs(duration - 3.0) <= 1.0 / 30 + 0.001, "90 frames at 30 fps; chromium says \(duration) s")
+    #expect(played["ended"] as? Bool == true, "played to the end")
+    let seeked = played["seekedTo"] as? Double ?? -1
+    #expect(abs(seeked - 1.5) <= 0.05, "a seek to the middle landed at \(seeked)")
+    let samples = (played["samples"] as? [[Int]]) ?? []
+    #expect(samples.count == Self.barsRGB.count)
+    for (index, (got, expected)) in zip(samples, Self.barsRGB).enumerated() where got.count == 3 {
+      let off = max(abs(got[0] - expected.0), abs(got[1] - expected.1), abs(got[2] - expected.2))
+      #expect(off <= 24, "bar \(index) drawn as \(got) in chromium, expected \(expected)")
+    }
+  }
+
   @Test func keyframesComeAtLeastEverySecondAndEachFragmentStartsWithOne() throws {
     let movie = try Self.record(100) { Self.yuyvFrame($0) }
     defer { try? FileManager.default.removeItem(atPath: movie.root) }
