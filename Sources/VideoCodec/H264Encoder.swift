@@ -11,7 +11,7 @@ public struct CodecError: Error, Sendable, CustomStringConvertible {
     description = "\(call): \(String(decoding: message, as: UTF8.self))"
   }
 
-  init(_ description: String) { self.description = description }
+  public init(_ description: String) { self.description = description }
 }
 
 /// How a movie is encoded: the picture, its nominal rate, and what the preset asks.

@@ -197,6 +197,36 @@ import Testing
     }
   }
 
+  /// Review mode's reader: the index our reader makes of the finished file, and the frames libavcodec's
+  /// decoder gives for it, as XRGB with the bars in their colours (frame 0 and one decoded through 44 others).
+  @Test func reviewModeDecodesTheMoviesFramesInOrder() throws {
+    let movie = try Self.record(60) { Self.yuyvFrame($0) }
+    defer { try? FileManager.default.removeItem(atPath: movie.root) }
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: movie.path)))
+    let index = try MovieIndex.read(length: UInt64(bytes.count)) { offset, count in
+      Array(bytes[Int(offset)..<min(bytes.count, Int(offset) + count)])
+    }
+    #expect(index.codec == "avc1" && index.samples.count == 60 && index.decoderConfiguration != nil)
+    let frames = try MovieFrames(index) { sample in Array(bytes[Int(sample.offset)..<Int(sample.offset) + sample.size]) }
+    for number in [0, 45] {
+      let fitted = try frames.picture(number, screenWidth: Self.width, screenHeight: Self.height, orientation: PreviewOrientation(rotation: 0, mirror: false))
+      let picture = fitted.picture
+      #expect(picture.width == Self.width && picture.height == Self.height)
+      let y = Self.height / 3
+      for (bar, expected) in Self.barsRGB.enumerated() {
+        let x = (bar * Self.width + Self.width / 2) / Self.barsRGB.count
+        let at = (y * Self.width + x) * 4
+        // XRGB8888 little-endian: blue, green, red, unused.
+        let got = (Int(picture.pixels[at + 2]), Int(picture.pixels[at + 1]), Int(picture.pixels[at]))
+        let off = max(abs(got.0 - expected.0), abs(got.1 - expected.1), abs(got.2 - expected.2))
+        #expect(off <= 24, "frame \(number), bar \(bar): \(got), expected \(expected)")
+      }
+    }
+    #expect(throws: (any Error).self, "H.264 is decoded forwards only") {
+      try frames.picture(10, screenWidth: Self.width, screenHeight: Self.height, orientation: PreviewOrientation(rotation: 0, mirror: false))
+    }
+  }
+
   @Test func keyframesComeAtLeastEverySecondAndEachFragmentStartsWithOne() throws {
     let movie = try Self.record(100) { Self.yuyvFrame($0) }
     defer { try? FileManager.default.removeItem(atPath: movie.root) }
