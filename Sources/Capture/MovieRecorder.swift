@@ -52,7 +52,9 @@ public final class MovieRecorder: Sendable {
   private let name: String
   private let file: any RecordingOutput
   private let encoders = DispatchQueue(label: "kioskcam.movie-encode", attributes: .concurrent)
-  private let writerQueue = DispatchQueue(label: "kioskcam.movie-writer")
+  /// The writer's own thread, below the loop's priority: H.264 encoding there takes whatever CPU the loop
+  /// leaves, and a board too slow for the camera drops frames (counted) instead of delaying presses.
+  private let writerThread = BackgroundWorker(name: "kioskcam.movie-writer")
   private let inFlight = DispatchGroup()
 
   private enum Payload {
@@ -98,19 +100,19 @@ public final class MovieRecorder: Sendable {
 
   public convenience init(
     roll: CameraRoll, width: Int, height: Int, frameRate: Int, preset: MovieQuality, sourceFormat: String,
-    passthrough: Bool, codec: MovieCodec = .mjpeg, tag: String
+    passthrough: Bool, codec: MovieCodec = .mjpeg, h264Preset: H264Preset = .superfast, tag: String
   ) throws(RollError) {
     let recording = try roll.createRecording(tag: tag, extension: codec.fileExtension)
     try self.init(
       roll: roll, recording: recording, output: recording, width: width, height: height, frameRate: frameRate,
-      preset: preset, sourceFormat: sourceFormat, passthrough: passthrough, codec: codec, tag: tag)
+      preset: preset, sourceFormat: sourceFormat, passthrough: passthrough, codec: codec, h264Preset: h264Preset, tag: tag)
   }
 
   /// `output` is where the bytes go: the recording's own file, or a test's stand-in in front of it.
   init(
     roll: CameraRoll, recording: RecordingFile, output file: any RecordingOutput, width: Int, height: Int,
     frameRate: Int, preset: MovieQuality, sourceFormat: String, passthrough: Bool, codec: MovieCodec = .mjpeg,
-    tag: String
+    h264Preset: H264Preset = .superfast, tag: String
   ) throws(RollError) {
     self.roll = roll
     self.sourceFormat = sourceFormat
@@ -141,10 +143,10 @@ public final class MovieRecorder: Sendable {
       let settings = H264Settings(
         width: width, height: height, frameRate: frameRate,
         bitRate: preset.h264BitRate(width: width, height: height, frameRate: frameRate),
-        threads: max(1, System.coreCount - 1))
+        threads: H264Settings.threadsBesideTheLoop, preset: h264Preset)
       let opened: H264Encoder
       do {
-        opened = try H264Encoder(settings)
+        opened = try writerThread.sync { Result { () throws(CodecError) in try H264Encoder(settings) } }.get()
       } catch {
         roll.removeRecording(folder: recording.folder, name: recording.name)
         throw .unavailable("H.264 encoder: \(error)")
@@ -154,7 +156,8 @@ public final class MovieRecorder: Sendable {
         throw .unavailable("H.264 encoder gave no SPS and PPS")
       }
       encoding = MovieEncoding(
-        codec: .h264, profile: configuration.profileName, level: configuration.levelName, bitRate: settings.bitRate)
+        codec: .h264, profile: configuration.profileName, level: configuration.levelName, bitRate: settings.bitRate,
+        preset: h264Preset.rawValue)
       encoder = opened
       writer = MovieWriter(
         width: width, height: height,
@@ -202,7 +205,7 @@ public final class MovieRecorder: Sendable {
         payload = MoviePictures.picture(frame, width: width, height: height, crop: crop).map(Payload.picture) ?? .none
       }
       handover.withLock { $0.ready[index] = EncodedFrame(payload: payload, timestamp: timestamp, sequence: sequence) }
-      writerQueue.async { [self] in drain() }
+      writerThread.async { [self] in drain() }
       inFlight.leave()
     }
   }
@@ -302,13 +305,16 @@ public final class MovieRecorder: Sendable {
   }
 
   /// Stops taking frames; once the ones in flight are written, finishes the file, publishes it and calls
-  /// `done` (on the writer queue).
+  /// `done` (on the writer's thread).
   public func stop(at end: Int64? = nil, _ done: @escaping @Sendable (Result<MovieSummary, RollError>) -> Void) {
     handover.withLock { $0.end = end }
-    inFlight.notify(queue: writerQueue) { [self] in
-      done(finish())
+    // Every frame let in has had its drain queued on the writer by the time it leaves the group.
+    inFlight.notify(queue: .global()) { [self] in
+      writerThread.async { [self] in done(finish()) }
     }
   }
+
+  deinit { writerThread.finish() }
 
   /// `stop`, waited for: the service's shutdown must publish the movie before it goes, and benches and tests
   /// read the summary.

@@ -9,6 +9,8 @@ public struct MovieEncoding: Sendable, Equatable, CustomStringConvertible {
   public var profile: String?
   public var level: String?
   public var bitRate: Int?
+  /// The x264 preset, measured to hold the camera's rate on this board.
+  public var preset: String?
 
   public static let motionJPEG = MovieEncoding(codec: .mjpeg)
 
@@ -16,6 +18,7 @@ public struct MovieEncoding: Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     guard codec == .h264 else { return "Motion-JPEG" }
     return "H.264 \(profile ?? "") \(level ?? "")" + (bitRate.map { ", \($0 / 1000) kbit/s" } ?? "")
+      + (preset.map { ", preset \($0)" } ?? "")
   }
 
   /// What a file's sample entry says: a recovered movie's codec, and for H.264 the profile and level in its avcC.
@@ -27,11 +30,12 @@ public struct MovieEncoding: Sendable, Equatable, CustomStringConvertible {
     self.init(codec: .h264, profile: configuration.profileName, level: configuration.levelName)
   }
 
-  init(codec: MovieCodec, profile: String? = nil, level: String? = nil, bitRate: Int? = nil) {
+  init(codec: MovieCodec, profile: String? = nil, level: String? = nil, bitRate: Int? = nil, preset: String? = nil) {
     self.codec = codec
     self.profile = profile
     self.level = level
     self.bitRate = bitRate
+    self.preset = preset
   }
 }
 

@@ -5,6 +5,7 @@ import CameraRoll
 import Dispatch
 import KioskCore
 import LinuxIO
+import VideoCodec
 
 /// The service: one event loop, the pure `Kiosk` behind the dispatcher's queue, and one driver per concern
 /// carrying out what the kiosk decides.
@@ -97,7 +98,8 @@ public final class KioskService {
     let codec =
       config.movie.codec.resolved(encoderAvailable: startup.capabilities.verdict.usable.contains(.h264Encoder)) ?? .mjpeg
     let movie = MovieSink(
-      config: config, source: camera, roll: startup.roll, codec: codec, results: results, post: post)
+      config: config, source: camera, roll: startup.roll, codec: codec, h264Preset: startup.h264Preset ?? .superfast,
+      results: results, post: post)
     let storage = try StorageMonitor(config: config, roll: startup.roll, loop: loop, post: post)
     let preview = PreviewSink(
       config: config, display: display, source: camera, browsing: player, workers: PreviewSink.workers(for: config),

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
 import CAVCodec
 import Imaging
 
@@ -26,9 +29,12 @@ public struct H264Settings: Sendable, Equatable {
   /// Encoder threads: the cores the loop does not need.
   public var threads: Int
   /// x264's speed preset.
-  public var preset: String
+  public var preset: H264Preset
 
-  public init(width: Int, height: Int, frameRate: Int, bitRate: Int, threads: Int, preset: String = "superfast") {
+  /// The cores the loop does not need: all but one, and one on a single core.
+  public static var threadsBesideTheLoop: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)) - 1) }
+
+  public init(width: Int, height: Int, frameRate: Int, bitRate: Int, threads: Int, preset: H264Preset = .superfast) {
     self.width = width
     self.height = height
     self.frameRate = max(1, frameRate)
@@ -37,6 +43,16 @@ public struct H264Settings: Sendable, Equatable {
     self.threads = max(1, threads)
     self.preset = preset
   }
+}
+
+/// x264's speed presets that keep High or Main profile, slowest (best for the bits) first. `ultrafast` alone
+/// would drop CABAC and with it Main profile ("Constrained Baseline"); CABAC is put back.
+public enum H264Preset: String, Sendable, CaseIterable {
+  case veryfast, superfast
+  case ultrafast = "ultrafast+cabac"
+
+  var x264Preset: String { self == .ultrafast ? "ultrafast" : rawValue }
+  var x264Parameters: String? { self == .ultrafast ? "cabac=1" : nil }
 }
 
 /// One compressed picture as the encoder hands it out: Annex B (start codes), with the capture time of the
@@ -83,8 +99,9 @@ public final class H264Picture: @unchecked Sendable {
 
 /// H.264 through libavcodec's libx264, High profile, 4:2:0 limited range, the colour said in the stream,
 /// no B-frames (a packet per picture, decode order = display order), parameter sets in the global header.
-/// Not thread-safe: one thread encodes, in capture order.
-public final class H264Encoder {
+/// Not thread-safe: one thread encodes, in capture order. Unchecked Sendable: it is made on the thread that
+/// will encode with it (so that x264's own threads inherit that thread's priority) and handed over once.
+public final class H264Encoder: @unchecked Sendable {
   private var context: UnsafeMutablePointer<AVCodecContext>?
   private var packet: UnsafeMutablePointer<AVPacket>?
   private var nextPTS: Int64 = 0
@@ -127,7 +144,8 @@ public final class H264Encoder {
     c.pointee.colorspace = AVCOL_SPC_SMPTE170M
     c.pointee.color_primaries = AVCOL_PRI_BT709
     c.pointee.color_trc = AVCOL_TRC_IEC61966_2_1
-    av_opt_set(c.pointee.priv_data, "preset", settings.preset, 0)
+    av_opt_set(c.pointee.priv_data, "preset", settings.preset.x264Preset, 0)
+    if let parameters = settings.preset.x264Parameters { av_opt_set(c.pointee.priv_data, "x264-params", parameters, 0) }
     av_opt_set(c.pointee.priv_data, "profile", "high", 0)
     var status = avcodec_open2(c, codec, nil)
     guard status >= 0 else {

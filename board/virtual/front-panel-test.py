@@ -281,7 +281,7 @@ def main():
         page.close()
         page = None
         published = roll_sums()
-        check(any(p.endswith(".MOV") for p in published) and any(p.endswith(".JPG") for p in published),
+        check(any(p.endswith(".MP4") for p in published) and any(p.endswith(".JPG") for p in published),
               "the roll has a still and a movie: %s" % sorted(published))
         began = time.monotonic()
         for tool, files in pull(commands, os.path.join(out, "pulled")).items():

@@ -2,6 +2,7 @@ import CameraRoll
 import Capture
 import KioskCore
 import LinuxIO
+import VideoCodec
 
 /// Movies: a recorder from the kiosk's start to its stop, fed the ring's frames the kiosk says belong to the
 /// movie. The loop only hands frames over; encoding, writing and fsync are the recorder's workers'.
@@ -11,6 +12,7 @@ final class MovieSink: MovieDriver {
   private let roll: CameraRoll?
   /// H.264 or Motion-JPEG: `[movie] codec`, and whether the encoder was found.
   let codec: MovieCodec
+  private let h264Preset: H264Preset
   private let results: Mailbox<ServiceEvent>
   private let post: (ServiceEvent) -> Void
   /// The movie being recorded, between the kiosk's startMovie and stopMovie.
@@ -19,11 +21,12 @@ final class MovieSink: MovieDriver {
   private(set) var failures = 0
 
   init(
-    config: Config, source: any FrameSource, roll: CameraRoll?, codec: MovieCodec, results: Mailbox<ServiceEvent>,
-    post: @escaping (ServiceEvent) -> Void
+    config: Config, source: any FrameSource, roll: CameraRoll?, codec: MovieCodec, h264Preset: H264Preset,
+    results: Mailbox<ServiceEvent>, post: @escaping (ServiceEvent) -> Void
   ) {
     self.config = config
     self.codec = codec
+    self.h264Preset = h264Preset
     self.source = source
     self.roll = roll
     self.results = results
@@ -43,7 +46,7 @@ final class MovieSink: MovieDriver {
       let recorder = try MovieRecorder(
         roll: roll, width: format.width, height: format.height, frameRate: config.camera.frameRate,
         preset: config.movie.quality, sourceFormat: format.format.fourcc, passthrough: format.format == .mjpeg,
-        codec: codec, tag: WallClock.uniqueID())
+        codec: codec, h264Preset: h264Preset, tag: WallClock.uniqueID())
       self.recorder = recorder
       // The start on CLOCK_MONOTONIC, the clock of the frames: how much a crash lost can be told from the log.
       log(
