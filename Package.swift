@@ -71,7 +71,8 @@ let package = Package(
     .testTarget(name: "ScalingTests", dependencies: ["Scaling", "Imaging", "JPEGCodec"]),
     // Byte layout by our own reader, and every file also by exiftool, jpeginfo and djpeg.
     .testTarget(
-      name: "MediaFilesTests", dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "Capture", "Camera", "KioskCore", "CameraRoll", "LinuxIO"]),
+      name: "MediaFilesTests",
+      dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "Capture", "Camera", "KioskCore", "CameraRoll", "LinuxIO", "VideoCodec"]),
     // The service's wiring with fake drivers: events in, actions to drivers, posted events handled in order.
     .testTarget(
       name: "KioskServiceTests", dependencies: ["KioskService", "KioskCore", "Capture", "CameraRoll", "Imaging", "Preview"]),

@@ -6,6 +6,7 @@ import JPEGCodec
 import KioskCore
 import MediaFiles
 import Testing
+import VideoCodec
 
 @testable import Capture
 
@@ -313,4 +314,24 @@ final class PieceRecorder: RecordingOutput, @unchecked Sendable {
   func sync() throws(SystemCallError) { try inner.sync() }
   func truncate(to length: UInt64) throws(SystemCallError) { try inner.truncate(to: length) }
   func size() throws(SystemCallError) -> UInt64 { try inner.size() }
+}
+
+/// The preset the service measures at start: the slowest that leaves room in the frame interval. The rates
+/// are far from any machine's edge (1 fps: a second a picture; 1000 fps at 1080p: a millisecond), so the
+/// answers do not depend on how busy this machine is.
+@Suite struct H264PresetChoiceTests {
+  @Test func aRateEveryPresetHoldsGetsTheSlowestPreset() throws {
+    let settings = H264Settings(width: 320, height: 180, frameRate: 1, bitRate: 100_000, threads: 1)
+    let choice = try H264PresetChoice.measure(settings, pictures: 3)
+    #expect(choice.preset == .veryfast && choice.holdsRate, "\(choice.evidence)")
+    #expect(choice.milliseconds.map(\.0) == [.ultrafast, .superfast, .veryfast], "every preset measured, fastest first")
+  }
+
+  @Test func aRateNoPresetHoldsGetsTheFastestAndSaysSo() throws {
+    let settings = H264Settings(width: 1920, height: 1080, frameRate: 1000, bitRate: 8_000_000, threads: 1)
+    let choice = try H264PresetChoice.measure(settings, pictures: 2)
+    #expect(choice.preset == .ultrafast && !choice.holdsRate, "\(choice.evidence)")
+    #expect(choice.milliseconds.count == 1, "the slower presets are not tried")
+    #expect(choice.evidence.contains("too slow for the rate"))
+  }
 }
