@@ -62,7 +62,7 @@ let package = Package(
     .executableTarget(
       name: "kioskcam-bench", dependencies: [
         "Capture", "KioskCore", "Imaging", "JPEGCodec", "MediaFiles", "LinuxIO", "CameraRoll", "CYUV", "Scaling",
-        "Preview",
+        "Preview", "VideoCodec",
       ]),
 
     .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
