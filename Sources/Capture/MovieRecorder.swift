@@ -35,8 +35,8 @@ public final class MovieRecorder: Sendable {
   /// start, and the promise is a second lost at most).
   static let keyframeInterval: Int64 = 1_000_000_000
   /// H.264 frames between the loop and the encoder: the encoder is the slow part, and every frame waiting for
-  /// it is a frame a crash loses (on the emulated board, 300 ms each).
-  static let h264QueueBound = 3
+  /// it is a frame a crash loses (150-300 ms each on the loaded emulated board, where 3 lost 1.15 s).
+  static let h264QueueBound = 2
   /// The bound of this recording's queue.
   public let queueBound: Int
   /// Frames between the loop and the file: two per encoder plus two while the writer fsyncs. More would
@@ -58,11 +58,10 @@ public final class MovieRecorder: Sendable {
   private let name: String
   private let file: any RecordingOutput
   private let encoders = DispatchQueue(label: "kioskcam.movie-encode", attributes: .concurrent)
-  /// The writer's own thread. For H.264, below the loop's priority: encoding there takes whatever CPU the
-  /// loop leaves, and a board too slow for the camera drops frames (counted) instead of delaying presses.
-  /// Motion-JPEG's writer only appends and fsyncs, and keeps the loop's priority so that it keeps up (a
-  /// writer behind its encoders holds frames a crash then loses).
-  private let writerThread: BackgroundWorker
+  /// The writer's own thread, at the loop's priority: a writer behind its encoders holds frames a crash
+  /// loses (at nice 10, a loaded emulated board gave the H.264 encoder a tenth of a core and a kill lost
+  /// 3 s). The preview's workers give way to it instead (`ThreadPriority.yielding`).
+  private let writerThread = BackgroundWorker(name: "kioskcam.movie-writer")
   private let inFlight = DispatchGroup()
 
   private enum Payload {
@@ -130,8 +129,6 @@ public final class MovieRecorder: Sendable {
     self.sourceFormat = sourceFormat
     self.codec = codec
     queueBound = codec == .h264 ? Self.h264QueueBound : Self.queueBound
-    writerThread = BackgroundWorker(
-      name: "kioskcam.movie-writer", niceness: codec == .h264 ? BackgroundWorker.lowPriority : 0)
     uniqueID = tag
     // The camera's own JPEG frames go into a Motion-JPEG movie untouched: resizing them would mean decoding
     // and encoding each one. H.264 decodes them anyway.
