@@ -30,10 +30,8 @@ public final class MovieRecorder: Sendable {
   /// and the promise is one second. On the emulated board (12 fps delivered, CPU saturated) half-second
   /// fragments and a 12-frame queue lost 1.3 s.
   static let fragmentLimit: Int64 = 250_000_000
-  /// H.264 has a keyframe a second at most, and a fragment starts at each (and, between them, every
-  /// `fragmentLimit` as for Motion-JPEG: a fragment needs no keyframe of its own, the file decodes from its
-  /// start, and the promise is a second lost at most).
-  static let keyframeInterval: Int64 = 1_000_000_000
+  // H.264 fragments start at each keyframe too (H264Track), and between them every `fragmentLimit`: a
+  // fragment needs no keyframe of its own, the file decodes from its start, and the promise is a second lost.
   /// H.264 frames between the loop and the encoder: the encoder is the slow part, and every frame waiting for
   /// it is a frame a crash loses (150-300 ms each on the loaded emulated board, where 3 lost 1.15 s).
   static let h264QueueBound = 2
@@ -94,11 +92,7 @@ public final class MovieRecorder: Sendable {
   /// The file's side: the writer queue's alone.
   private struct Output {
     var writer: MovieWriter
-    var encoder: H264Encoder?
-    /// The capture time of the last picture the H.264 encoder was asked to make a keyframe, and of the last
-    /// picture given to it.
-    var lastKeyframe: Int64?
-    var lastPicture: Int64?
+    var h264: H264Track?
     var nextToWrite = 0
     var writeError: String?
     var firstTimestamp: Int64?
@@ -144,7 +138,7 @@ public final class MovieRecorder: Sendable {
     name = recording.name
     self.file = file
     let created = UInt32(clamping: WallClock.unixSeconds() + MovieWriter.epochOffset)
-    var encoder: H264Encoder?
+    var h264: H264Track?
     var writer: MovieWriter
     switch codec {
     case .mjpeg:
@@ -156,25 +150,18 @@ public final class MovieRecorder: Sendable {
         width: width, height: height, frameRate: frameRate,
         bitRate: preset.h264BitRate(width: width, height: height, frameRate: frameRate),
         threads: H264Settings.threadsBesideTheLoop, preset: h264Preset)
-      let opened: H264Encoder
+      let track: H264Track
       do {
-        opened = try writerThread.sync { Result { () throws(CodecError) in try H264Encoder(settings) } }.get()
+        track = try H264Track(settings, on: writerThread)
       } catch {
         roll.removeRecording(folder: recording.folder, name: recording.name)
-        throw .unavailable("H.264 encoder: \(error)")
+        throw error
       }
-      guard let configuration = AVCDecoderConfiguration(annexB: opened.header) else {
-        roll.removeRecording(folder: recording.folder, name: recording.name)
-        throw .unavailable("H.264 encoder gave no SPS and PPS")
-      }
-      encoding = MovieEncoding(
-        codec: .h264, profile: configuration.profileName, level: configuration.levelName, bitRate: settings.bitRate,
-        preset: h264Preset.rawValue)
-      encoder = opened
+      encoding = track.encoding
+      h264 = track
       writer = MovieWriter(
-        width: width, height: height,
-        format: .avc(width: width, height: height, configuration: configuration.record, colour: .camera),
-        fragmentLimit: Self.fragmentLimit, frameRate: frameRate, created: created)
+        width: width, height: height, format: track.format, fragmentLimit: Self.fragmentLimit, frameRate: frameRate,
+        created: created)
     }
     let header = writer.start()
     do {
@@ -184,7 +171,7 @@ public final class MovieRecorder: Sendable {
       roll.removeRecording(folder: recording.folder, name: recording.name)
       throw .io(error)
     }
-    output = Mutex(Output(writer: writer, encoder: encoder))
+    output = Mutex(Output(writer: writer, h264: h264))
   }
 
   public var dropped: Int { handover.withLock { $0.dropped + $0.failed } }
@@ -268,33 +255,20 @@ public final class MovieRecorder: Sendable {
     case .jpeg(let jpeg):
       guard append(jpeg, timestamp: next.timestamp, sync: true, to: &output) else { return .lost }
     case .picture(let picture):
-      let packets: [H264Packet]
-      // A keyframe a second of the frames' time at most, however many frames the queue dropped: x264 counts
-      // pictures, and a board too slow for the rate would stretch its group of pictures past the second.
-      // This picture is one when the next, as far after it as it is after the last, would be past the second.
-      let step = output.lastPicture.map { next.timestamp - $0 } ?? 0
-      let due = output.lastKeyframe.map { next.timestamp - $0 + step > Self.keyframeInterval } ?? true
-      if due { output.lastKeyframe = next.timestamp }
-      output.lastPicture = next.timestamp
+      let samples: [H264Track.Sample]
       do {
-        packets = try output.encoder?.encode(picture, timestamp: next.timestamp, keyframe: due) ?? []
+        samples = try output.h264?.encode(picture, timestamp: next.timestamp) ?? []
       } catch {
         return .notEncoded
       }
-      guard appendPackets(packets, to: &output) else { return .lost }
+      guard appendSamples(samples, to: &output) else { return .lost }
     }
     noteFirst(next, &output)
     return .written
   }
 
-  /// H.264 packets as MP4 samples.
-  private func appendPackets(_ packets: [H264Packet], to output: inout Output) -> Bool {
-    for packet in packets {
-      guard append(AVCStream.sample(packet.bytes), timestamp: packet.timestamp, sync: packet.keyframe, to: &output) else {
-        return false
-      }
-    }
-    return true
+  private func appendSamples(_ samples: [H264Track.Sample], to output: inout Output) -> Bool {
+    samples.allSatisfy { append($0.bytes, timestamp: $0.timestamp, sync: $0.sync, to: &output) }
   }
 
   /// One sample into the writer, and the fragment it completes, if any, into the file and fsynced. False
@@ -355,9 +329,9 @@ public final class MovieRecorder: Sendable {
       var bytes = 0
       if !output.finished {
         output.finished = true
-        if output.writeError == nil, let encoder = output.encoder {
+        if output.writeError == nil, let h264 = output.h264 {
           // The pictures still inside the H.264 encoder, out, before the last frame's duration is settled.
-          _ = appendPackets((try? encoder.finish()) ?? [], to: &output)
+          _ = appendSamples(h264.finish(), to: &output)
         }
         var writer = output.writer
         do throws(SystemCallError) {
