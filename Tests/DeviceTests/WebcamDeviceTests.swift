@@ -202,12 +202,12 @@ extension BoardDeviceTests {
   }
 
   /// Pulled mid-preview: "Camera not available", the service up; plugged back: streaming again, seen when the
-  /// link udev makes appears. Pulled mid-recording: the movie finished, published and playable; the numbering
-  /// goes on.
+  /// link udev makes appears, and the numbering goes on. Pulled mid-recording: the movie finished, published
+  /// and playable, the service up.
   @Test func theWebcamPulledMidPreviewAndMidRecordingAndPluggedBack() throws {
     try Board.plugWebcam()
+    // Left unplugged at the end: every webcam test plugs it in itself.
     let (config, roll) = try webcamMovieConfig("webcam-pull")
-    defer { _ = try? Board.plugWebcam() }
     try Board.withService("webcam-pull", config: config) {
       try press("webcam-pull", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
       try Board.unplugWebcam()
@@ -250,13 +250,7 @@ extension BoardDeviceTests {
       #expect(movie.codec == "mjpeg" && movie.frames == logged.frames && movie.frames > 0 && movie.ffmpeg.isEmpty, "\(movie)")
       #expect(try Board.status()["screen"] as? String == "Camera not available")
 
-      try Board.plugWebcam()
-      try Board.waitFor("the camera back again") {
-        try Board.logs("webcam-pull").components(separatedBy: "kioskcam: camera back").count == 3
-      }
-      _ = try Board.run("\(Board.binary) mode still")
-      try press("webcam-pull", expecting: "DCIM/100KIOSK/IMG_0004.JPG")
-      #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG", "DCIM/100KIOSK/IMG_0002.JPG", "DCIM/100KIOSK/IMG_0004.JPG"])
+      #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG", "DCIM/100KIOSK/IMG_0002.JPG"])
       let stopped = try Board.kill("webcam-pull")
       #expect(stopped.stdout.contains("exited 0"), "up all along, then stopped cleanly: \(stopped.stdout)")
     }

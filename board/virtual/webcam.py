@@ -488,6 +488,10 @@ class Device:
         interface, entity, selector = index & 0xFF, index >> 8, value >> 8
         if interface == 1 and selector in (VS_PROBE, VS_COMMIT):
             if req == SET_CUR:
+                if selector == VS_COMMIT:
+                    # Before the data stage completes: once it has, the host submits its URBs at once, and a
+                    # frame the last stream's writer still has queued would be the new stream's first.
+                    self.stop_writer()
                 data = self.read_data(wlength)
                 if selector == VS_PROBE:
                     self.probe = negotiate(data)
