@@ -36,6 +36,12 @@ extension Board {
     guard unplugged.status == 0 else { throw BoardFailure("webcam unplug: \(unplugged.stderr)") }
   }
 
+  /// The board as it boots, for the tests that follow: vivid its only cameras (a test of `device = auto`
+  /// or of every camera's verdict would find the webcam too).
+  static func leaveWebcamUnplugged() {
+    if let nodes = try? host([cli, "webcam", "node"], timeout: 60), !nodes.stdout.isEmpty { _ = try? unplugWebcam() }
+  }
+
   static func truncateWebcamFrame() throws {
     let done = try host([cli, "webcam", "truncate"])
     guard done.status == 0 else { throw BoardFailure("webcam truncate: \(done.stderr)") }

@@ -528,7 +528,7 @@ class Device:
         while True:
             kind, data = self.fetch()
             if kind == EVENT_CONNECT:
-                print("connected", flush=True)
+                print("connected at %.3f" % time.monotonic(), flush=True)
                 continue
             if kind != EVENT_CONTROL:
                 continue
@@ -558,7 +558,7 @@ def main():
     signal.signal(signal.SIGTERM, bye)
     signal.signal(signal.SIGINT, bye)
     signal.signal(signal.SIGUSR1, lambda *_: SHARED.__setitem__(8, 1))
-    print("webcam on %s" % udc, flush=True)
+    print("webcam on %s at %.3f" % (udc, time.monotonic()), flush=True)
     dev.serve()
 
 

@@ -4,7 +4,6 @@ it plug it."""
 
 import os
 import shlex
-import time
 
 from .errors import BoardError
 from .guest import kill, procs, run, spawn
@@ -13,16 +12,15 @@ from .state import HERE, Paths
 NAME = "webcam"
 
 # uvcvideo's capture node (index 0; index 1 is its metadata node), one path a line.
-_NODES = r"""for d in /sys/class/video4linux/video*; do
-  [ -e "$d/device/driver" ] || continue
-  [ "$(basename "$(readlink "$d/device/driver")")" = uvcvideo ] && [ "$(cat "$d/index")" = 0 ] && echo "/dev/${d##*/}"
-done; true"""
+_NODES = ("for d in /sys/class/video4linux/video*; do [ -e \"$d/device/driver\" ] || continue; "
+          "[ \"$(basename \"$(readlink \"$d/device/driver\")\")\" = uvcvideo ] && [ \"$(cat \"$d/index\")\" = 0 ] "
+          "&& echo \"/dev/${d##*/}\"; done; true")
 
 
 def _sh(cmd, paths, timeout=60):
     rc, out, err = run(cmd, timeout=timeout, paths=paths)
     if rc != 0:
-        raise BoardError("webcam: %s: %s" % (cmd.split("\n")[0], (err or out).decode(errors="replace").strip()))
+        raise BoardError("webcam: %s: %s" % (cmd, (err or out).decode(errors="replace").strip()))
     return out.decode()
 
 
@@ -35,26 +33,31 @@ def _running(paths):
     return any(p["name"] == NAME and p["running"] for p in procs(paths))
 
 
+def _wait_in_guest(condition, what, timeout, paths):
+    """Polls `condition` (shell) in the guest itself: one round trip, where polling from here would cost one a
+    look (a second or more each on a loaded machine)."""
+    rc, _, _ = run("n=0; until %s; do n=$((n+1)); [ $n -lt %d ] || exit 1; sleep 0.1; done"
+                   % (condition, int(timeout * 10)), timeout=timeout + 30, paths=paths)
+    if rc != 0:
+        raise BoardError("webcam: %s within %g s (board logs %s)" % (what, timeout, NAME))
+
+
+_HAS_NODE = "[ -n \"$(%s)\" ]" % _NODES
+
+
 def plug(timeout=60.0, paths=None):
     """Connect the webcam (loading dummy_hcd, raw_gadget and uvcvideo the first time); return its capture node
     once uvcvideo has registered it."""
     paths = paths or Paths()
     if _running(paths):
         raise BoardError("webcam: already plugged")
-    _sh("grep -q '^dummy_hcd ' /proc/modules || modprobe dummy_hcd\n"
-        "grep -q '^raw_gadget ' /proc/modules || insmod %s\n"
-        "grep -q '^uvcvideo ' /proc/modules || modprobe uvcvideo"
-        % shlex.quote(os.path.join(paths.guest, "raw_gadget.ko")), paths)
-    spawn(NAME, "/usr/bin/python3 %s" % shlex.quote(os.path.join(HERE, "webcam.py")), paths=paths)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = nodes(paths)
-        if found:
-            return found[0]
-        if not _running(paths):
-            raise BoardError("webcam: the device program exited (board logs %s)" % NAME)
-        time.sleep(0.3)
-    raise BoardError("webcam: uvcvideo registered no node within %g s (board logs %s)" % (timeout, NAME))
+    load = ("grep -q '^dummy_hcd ' /proc/modules || modprobe dummy_hcd; "
+            "grep -q '^raw_gadget ' /proc/modules || insmod %s; "
+            "grep -q '^uvcvideo ' /proc/modules || modprobe uvcvideo; "
+            % shlex.quote(os.path.join(paths.guest, "raw_gadget.ko")))
+    spawn(NAME, "%sexec /usr/bin/python3 -S %s" % (load, shlex.quote(os.path.join(HERE, "webcam.py"))), paths=paths)
+    _wait_in_guest(_HAS_NODE, "uvcvideo registered no node", timeout, paths)
+    return nodes(paths)[0]
 
 
 def unplug(timeout=30.0, paths=None):
@@ -64,11 +67,7 @@ def unplug(timeout=30.0, paths=None):
     if not _running(paths):
         raise BoardError("webcam: not plugged")
     kill(NAME, "TERM", wait=10, paths=paths)
-    deadline = time.monotonic() + timeout
-    while nodes(paths):
-        if time.monotonic() > deadline:
-            raise BoardError("webcam: uvcvideo's node is still there %g s after the unplug" % timeout)
-        time.sleep(0.2)
+    _wait_in_guest("! " + _HAS_NODE, "uvcvideo's node is still there after the unplug", timeout, paths)
 
 
 def truncate(paths=None):
