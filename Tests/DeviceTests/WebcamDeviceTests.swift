@@ -151,7 +151,7 @@ extension BoardDeviceTests {
   func webcamMovieConfig(_ name: String) throws -> (config: String, roll: String) {
     try Board.makeWebcamConfig(name: name, size: "640x360") {
       $0.replacingOccurrences(of: "optional = display, mode-button", with: "optional = display, mode-button, movie-camera")
-        + "[movie]\nsize = 640x360\nframe-rate = 3\nmaximum-duration-s = 600\nquality = high\n"
+        + "[movie]\nsize = 640x360\nframe-rate = 3\nmaximum-duration-s = 600\nquality = high\ncodec = mjpeg\n"
     }
   }
 
