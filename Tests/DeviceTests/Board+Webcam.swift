@@ -10,9 +10,9 @@ extension Board {
   /// One frame the webcam sent, from its log.
   struct WebcamFrame {
     let counter: Int
-    /// CLOCK_MONOTONIC (guest) when it began to draw it, and when the host had all of it.
+    /// CLOCK_MONOTONIC (guest) when it began to draw it, and when its bulk write began.
     let drawn: Double
-    let sent: Double
+    let writeStarted: Double
     let zoom: Int
     let size: String
     /// SHA-256 of the JPEG to its EOI, and of its scan (SOS to EOI); "-" for YUYV.
@@ -58,10 +58,10 @@ extension Board {
         if parts.count == 2 { fields[parts[0]] = parts[1] }
       }
       guard let mono = fields["mono"].flatMap(Double.init), let draw = fields["draw"].flatMap(Double.init),
-        let send = fields["send"].flatMap(Double.init), let zoom = fields["zoom"].flatMap(Int.init)
+        let zoom = fields["zoom"].flatMap(Int.init)
       else { return nil }
       return WebcamFrame(
-        counter: counter, drawn: mono, sent: mono + draw + send, zoom: zoom, size: words[5], sha: fields["sha"] ?? "",
+        counter: counter, drawn: mono, writeStarted: mono + draw, zoom: zoom, size: words[5], sha: fields["sha"] ?? "",
         scan: fields["scan"] ?? "")
     }
   }
