@@ -61,7 +61,7 @@ board-stop:
 ## anything it reports fails.
 board-lint: deps
 	pyflakes3 board/virtual/kioskboard board/virtual/board board/virtual/guest-agent.py board/virtual/sandbox-probe.py \
-	  board/virtual/front-panel-test.py board/virtual/play-movie.py
+	  board/virtual/front-panel-test.py board/virtual/play-movie.py board/virtual/webcam.py
 
 ## test: the board's Python checked, then unit tests, file-format tests with real peers, then device tests on
 ## the virtual board, in one run.

@@ -246,7 +246,9 @@ final class CameraSession: CameraDriver, FrameSource {
     let node = "\(directory)/\(name)"
     // Created and gone again (a camera that bounced on its connector) is not worth a try.
     guard FileStatus.exists(node) else { return }
-    if nodeAppeared == nil {
+    // The configured path itself restarts the clock: a camera named by its /dev/v4l/by-id link cannot be opened
+    // before udev has made the link, which under load comes seconds after the node.
+    if nodeAppeared == nil || (node == path && nodeAppeared?.name != node) {
       nodeAppeared = (node, now())
       log("\(node) appeared: trying the camera")
     }

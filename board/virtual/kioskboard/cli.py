@@ -14,6 +14,7 @@ from .hub import supervise
 from .lifecycle import start, status, stop
 from .qmp import screendump
 from .state import Paths
+from .webcam import main_cli as webcam_cli
 
 
 def _cmd_after_dashdash(rest, what):
@@ -69,6 +70,8 @@ def main(argv=None):
     p.add_argument("--hold-ms", type=int, default=100)
     p = sub.add_parser("screendump", help="write the display's picture to a PPM file (PNG if FILE ends in .png)")
     p.add_argument("file")
+    p = sub.add_parser("webcam", help="the USB webcam: plug (prints its node), unplug, truncate (its next frame), node")
+    p.add_argument("action", choices=("plug", "unplug", "truncate", "node"))
     p = sub.add_parser("appliance", help="make run: the appliance on the board, its front panel, its pull commands")
     p.add_argument("binary", help="the kioskcam binary to install as /usr/bin/kioskcam")
     sub.add_parser("_supervise")
@@ -150,6 +153,8 @@ def main(argv=None):
         elif args.cmd == "value":
             res = gpio("get", args.line, paths=paths)
             print("%s (offset %d): value %d, %s" % (args.line, res["offset"], res["value"], res["pull"]))
+        elif args.cmd == "webcam":
+            webcam_cli(args.action, paths)
         elif args.cmd == "screendump":
             w, h = screendump(args.file, paths=paths)
             print("%s: %dx%d" % (args.file, w, h))

@@ -10,7 +10,7 @@ import time
 from .client import ping, request
 from .errors import BoardDown, BoardError
 from .hub import _vng_command
-from .state import (BOOT_TIMEOUT, ENTRY, HERE, Paths, _alive, _boot_info, _killpg, _Lock, _supervisor_pid,
+from .state import (BOOT_TIMEOUT, ENTRY, HERE, MODULES, Paths, _alive, _boot_info, _killpg, _Lock, _supervisor_pid,
                     _unlink)
 
 
@@ -57,16 +57,17 @@ def start(timeout=None, quiet=False, paths=None):
             if len(paths.ctl) >= 100 or len(paths.agent) >= 100:
                 raise BoardError("state dir path too long for unix sockets (max ~90 chars): %s" % paths.state)
             _vng_command(paths)  # validate before building anything
-            b = subprocess.run([os.path.join(HERE, "build-gpio-sim.sh"), paths.state],
+            b = subprocess.run([os.path.join(HERE, "build-modules.sh"), paths.state],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
             if b.returncode != 0:
                 msg = b.stdout.strip().splitlines()
-                raise BoardError("gpio-sim build failed: %s" % (msg[-1] if msg else "?"))
+                raise BoardError("module build failed: %s" % (msg[-1] if msg else "?"))
             os.makedirs(paths.guest, exist_ok=True)
             os.makedirs(paths.logs, exist_ok=True)
             for name in ("guest-init.sh", "guest-agent.py"):
                 shutil.copy2(os.path.join(HERE, name), os.path.join(paths.guest, name))
-            shutil.copy2(paths.module, os.path.join(paths.guest, "gpio-sim-mod.ko"))
+            for ko in MODULES:
+                shutil.copy2(os.path.join(paths.state, ko), os.path.join(paths.guest, ko))
             env = dict(os.environ, KIOSKCAM_BOARD_DIR=paths.state)
             with open(paths.sup_log, "ab") as log:
                 subprocess.Popen([sys.executable, ENTRY, "_supervise"],

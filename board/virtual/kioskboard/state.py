@@ -13,6 +13,8 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 # The executable entry point; the supervisor is started as `board _supervise`.
 ENTRY = os.path.join(HERE, "board")
 BOOT_TIMEOUT = 300.0
+# What build-modules.sh builds into the state dir (board/virtual/modules/*.sh), copied for the guest.
+MODULES = ("gpio-sim-mod.ko", "raw_gadget.ko")
 
 
 def state_dir():

@@ -1,0 +1,273 @@
+import Foundation
+import Testing
+
+/// The board's USB webcam as the camera (uvcvideo, `[camera] format = mjpeg`): what the product does with a
+/// driver real webcams use — its sizes and rates, its own zoom control, MJPEG without Huffman tables and padded,
+/// a frame cut short, and a device that goes away the way USB devices do. The webcam logs every frame it sends
+/// (counter, times, SHA-256 of the JPEG and of its scan), so a still or a movie frame is matched to the very
+/// frame the device sent.
+extension BoardDeviceTests {
+  /// `kioskcam probe --json` on the plugged webcam: uvcvideo, its sizes and rates, its zoom control's range,
+  /// and the capabilities it gives.
+  func expectProbeFindsTheWebcam(at node: String) throws {
+    let (config, _) = try Board.makeWebcamConfig(name: "webcam-probe") {
+      $0.replacingOccurrences(of: "optional = display, mode-button", with: "optional = display, mode-button, movie-camera")
+        + "[movie]\nsize = 640x360\nframe-rate = 3\n"
+    }
+    let result = try Board.run("\(Board.binary) probe --json --config \(config)")
+    #expect(result.status == 0, "\(result.stderr)")
+    let report = try JSONDecoder().decode(ProbeJSON.self, from: Data(result.stdout.utf8))
+    let camera = try #require(report.cameras.first { $0.driver == "uvcvideo" }, "uvcvideo in \(report.cameras)")
+    #expect(camera.path == node)
+    #expect(camera.card == "Board Webcam: Board Webcam", "uvcvideo names it by the product string")
+    #expect(camera.capture && camera.streaming)
+    #expect(camera.bus.hasPrefix("usb-dummy_hcd"), "\(camera.bus)")
+    func sizes(_ fourcc: String) -> [String: [String]] {
+      let format = camera.formats.first { $0.fourcc == fourcc && !$0.emulated }
+      return Dictionary(uniqueKeysWithValues: (format?.sizes ?? []).map { size in
+        ("\(size.width)x\(size.height)", size.frameRates.map { "\($0.numerator)/\($0.denominator)" }.sorted())
+      })
+    }
+    #expect(sizes("MJPG") == ["640x360": ["1/15", "1/30"], "1280x720": ["1/15", "1/30"], "1920x1080": ["1/15", "1/30"]])
+    #expect(sizes("YUYV") == ["640x360": ["1/15", "1/30"]])
+    #expect(camera.zoom == "camera control 100..500", "\(camera.zoom)")
+    #expect(camera.zoomControl?.minimum == 100 && camera.zoomControl?.maximum == 500)
+
+    let verdicts = Dictionary(uniqueKeysWithValues: report.capabilities.map { ($0.name, $0) })
+    #expect(verdicts["still-camera"]?.passed == true, "\(String(describing: verdicts["still-camera"]))")
+    #expect(
+      verdicts["still-camera"]?.evidence == "\(Board.webcamLink) (uvcvideo): capture, streaming, MJPG 1280x720",
+      "\(String(describing: verdicts["still-camera"]?.evidence))")
+    #expect(verdicts["movie-camera"]?.passed == true, "\(String(describing: verdicts["movie-camera"]))")
+    let zoom = try #require(verdicts["zoom"])
+    #expect(zoom.passed)
+    #expect(zoom.evidence.contains("camera control 100..500") && zoom.evidence.contains("then digital"), "\(zoom.evidence)")
+    // v4l2-ctl, a tool of its own, reads the same control from uvcvideo.
+    let controls = try Board.run("v4l2-ctl -d \(node) -l")
+    #expect(controls.stdout.contains("zoom_absolute") && controls.stdout.contains("min=100 max=500"), "\(controls.stdout)")
+  }
+}
+
+extension BoardDeviceTests {
+  /// The webcam's frame each still carries, by its scan's SHA-256 (the webcam logs every frame's).
+  func webcamFrame(of still: String) throws -> Board.WebcamFrame? {
+    let scan = try #require(try Board.scanDigests(of: [still]).first)
+    return try Board.webcamFrames().first { $0.scan == scan }
+  }
+
+  /// The probe first; then one service at 1280x720 MJPEG: the bars on screen, a still that is the webcam's frame nearest the press
+  /// (Huffman tables added, the scan byte for byte), then the zoom buttons walking the webcam's own zoom control
+  /// (each value seen arriving at the device) before the digital zoom.
+  @Test func probeTheWebcamsBarsOnScreenItsFrameInTheStillAndItsZoomControlFirst() throws {
+    let node = try Board.plugWebcam()
+    defer { Board.leaveWebcamUnplugged() }
+    try expectProbeFindsTheWebcam(at: node)
+    let requestsBefore = try Board.webcamZoomRequests().count
+    let (config, roll) = try Board.makeWebcamConfig(name: "webcam-still") {
+      $0.replacingOccurrences(of: "cancel = cancel\n", with: "cancel = cancel\nzoom-in = zoom-in\nzoom-out = zoom-out\n")
+        .replacingOccurrences(of: "jpeg-quality = 90\n", with: "jpeg-quality = 90\nzoom-step = 1.0\n")
+    }
+    try Board.withService("webcam-still", config: config) {
+      // 1280x720 fills the 1280x800 screen from y 40; the counter's box is below row 600.
+      var mismatches = ["no screendump yet"]
+      try Board.waitFor("the webcam's bars on screen", seconds: 120) {
+        mismatches = VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400)
+        return mismatches.isEmpty
+      }
+      #expect(mismatches.isEmpty, "\(mismatches)")
+      let status = try Board.status()
+      #expect((status["framesReceived"] as? Int ?? 0) > 0 && (status["previewFramesShown"] as? Int ?? 0) > 0, "\(status)")
+
+      try press("webcam-still", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
+      let still = "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"
+      let frame = try #require(try webcamFrame(of: still), "the still's scan is one the webcam sent")
+      #expect(frame.size == "1280x720" && frame.zoom == 100)
+      // The press's time and the webcam's frames on either side of it, both on the guest's CLOCK_MONOTONIC.
+      // uvcvideo stamps a frame when its first payload arrives, just after the webcam's write of it begins (a
+      // dummy_hcd timer tick, plus the completion's latency in a loaded guest): frames whose distances from the
+      // press differ by less than 30 ms are a tie the test cannot call, either is accepted.
+      let pressLine = try #require(try Board.logs("webcam-still").split(separator: "\n").first { $0.contains("kioskcam: press at ") })
+      let pressAt = try #require(Double(pressLine.split(separator: " ")[3].dropLast()))
+      let frames = try Board.webcamFrames()
+      let frameBefore = frames.last { $0.writeStarted <= pressAt }
+      let frameAfter = frames.first { $0.writeStarted > pressAt }
+      let candidates = [frameBefore, frameAfter].compactMap { $0 }.sorted { abs($0.writeStarted - pressAt) < abs($1.writeStarted - pressAt) }
+      let nearest = try #require(candidates.first)
+      let tie = candidates.count == 2
+        && abs(abs(candidates[1].writeStarted - pressAt) - abs(nearest.writeStarted - pressAt)) < 0.030
+      #expect(
+        frame.counter == nearest.counter || (tie && frame.counter == candidates[1].counter),
+        "press at \(pressAt) (\(pressLine)): saved \(frame.counter), around it \(candidates.map { ($0.counter, $0.writeStarted) })")
+      let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: still)))
+      let exiftool = try Board.host(["/usr/bin/exiftool", "-validate", "-warning", "-a", "-s", still])
+      #expect(exiftool.stdout == "Validate                        : OK\n", "\(exiftool.stdout)")
+      let jpeginfo = try Board.host(["/usr/bin/jpeginfo", "-c", still])
+      #expect(jpeginfo.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(jpeginfo.stdout)")
+      let markers = try Board.host(["/usr/bin/exiftool", "-s3", "-Make", "-Model", "-ImageSize", still])
+      #expect(markers.stdout == "kioskcam\nBoard Webcam: Board Webcam\n1280x720\n", "\(markers.stdout)")
+      #expect(Self.topLevelMarkers(bytes).contains(0xC4), "Huffman tables added: \(Self.topLevelMarkers(bytes))")
+
+      // Zoom: 1.0 steps to 4.0x make three steps on the control (100..500: 233, 367, 500), then digital.
+      let values = [233, 367, 500]
+      for (index, value) in values.enumerated() {
+        try Board.click("zoom-in")
+        try Board.waitFor("SET_CUR \(value) at the webcam") { try Board.webcamZoomRequests().last == value }
+        try Board.waitFor("the service's zoom \(index + 1)/3") {
+          try Board.logs("webcam-still").contains("zoom optical \(index + 1)/3 (camera control \(value))")
+        }
+        if index == 0 {
+          try Board.waitFor("a frame drawn at zoom \(value)") { try Board.webcamFrames().last?.zoom == value }
+          try press("webcam-still", expecting: "DCIM/100KIOSK/IMG_0002.JPG")
+          let zoomed = try #require(try webcamFrame(of: "\(roll)/DCIM/100KIOSK/IMG_0002.JPG"))
+          #expect(zoomed.zoom == value, "the still is the webcam's own crop, kept as it sent it: \(zoomed)")
+        }
+      }
+      let before = try Board.webcamZoomRequests()
+      try Board.click("zoom-in")
+      try Board.waitFor("digital 2.0x after the control's end") {
+        try Board.logs("webcam-still").contains("zoom optical 3/3 + 2.0x")
+      }
+      try Board.click("zoom-out")
+      try Board.waitFor("digital undone first") {
+        try Board.logs("webcam-still").split(separator: "\n").last { $0.contains("kioskcam: zoom ") }?
+          .hasSuffix("zoom optical 3/3 (camera control 500)") == true
+      }
+      #expect(try Board.webcamZoomRequests() == before, "the digital steps left the control alone")
+      let reset = try Board.run("\(Board.binary) zoom reset")
+      #expect(reset.status == 0, "\(reset.stderr)")
+      try Board.waitFor("the control back at its minimum") { try Board.webcamZoomRequests().last == 100 }
+      // Each value once, in order; before them only the widest, which the service sets when it opens the camera.
+      let requests = Array(try Board.webcamZoomRequests().dropFirst(requestsBefore))
+      let walked = Array(requests.drop { $0 == 100 })
+      #expect(walked == values + [100], "\(requests)")
+    }
+  }
+
+  /// The marker of each segment before the scan (SOI's successors), walked by their lengths.
+  static func topLevelMarkers(_ bytes: [UInt8]) -> [UInt8] {
+    var markers: [UInt8] = []
+    var at = 2
+    while at + 3 < bytes.count, bytes[at] == 0xFF, bytes[at + 1] != 0xDA {
+      markers.append(bytes[at + 1])
+      at += 2 + (Int(bytes[at + 2]) << 8 | Int(bytes[at + 3]))
+    }
+    return markers
+  }
+}
+
+extension BoardDeviceTests {
+  /// The webcam at 640x360 with movie mode allowed at its size, 3 fps wanted (the emulated webcam sends ~10,
+  /// and ~4 when the machine is saturated).
+  func webcamMovieConfig(_ name: String) throws -> (config: String, roll: String) {
+    try Board.makeWebcamConfig(name: name, size: "640x360") {
+      $0.replacingOccurrences(of: "optional = display, mode-button", with: "optional = display, mode-button, movie-camera")
+        + "[movie]\nsize = 640x360\nframe-rate = 3\nmaximum-duration-s = 600\nquality = high\ncodec = mjpeg\n"
+    }
+  }
+
+  /// The webcam frame of each frame of `movie`, in the movie's order (ffmpeg copies each packet out as it is);
+  /// nil where a frame is none the webcam sent.
+  func webcamFrames(of movie: String) throws -> [Board.WebcamFrame?] {
+    let folder = "\(Board.stateDirectory!)/test-movie-frames"
+    try? FileManager.default.removeItem(atPath: folder)
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let copied = try Board.host([
+      "/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-i", movie, "-c:v", "copy", "-f", "image2", "\(folder)/%05d.jpg",
+    ])
+    #expect(copied.status == 0, "\(copied.stderr)")
+    let files = try FileManager.default.contentsOfDirectory(atPath: folder).sorted().map { "\(folder)/\($0)" }
+    let byScan = Dictionary(try Board.webcamFrames().map { ($0.scan, $0) }, uniquingKeysWith: { first, _ in first })
+    return try Board.scanDigests(of: files).map { byScan[$0] }
+  }
+
+  /// A passthrough movie holds the webcam's frames themselves, in order, as many as the record says; a frame
+  /// the webcam cut short mid-recording is counted as damaged and is in neither the movie nor the roll.
+  @Test func aWebcamMovieIsTheWebcamsFramesAndATruncatedFrameIsNeverKept() throws {
+    try Board.plugWebcam()
+    defer { Board.leaveWebcamUnplugged() }
+    let (config, roll) = try webcamMovieConfig("webcam-movie")
+    try Board.withService("webcam-movie", config: config) {
+      _ = try startRecording("webcam-movie")
+      try Board.waitFor("frames recorded") { try Board.webcamFrames().count > 5 }
+      try Board.truncateWebcamFrame()
+      try Board.waitFor("the webcam's truncated frame") { try !Board.webcamTruncated().isEmpty }
+      try Board.waitFor("the damaged frame counted") { try Board.logs("webcam-movie").contains("MJPEG without SOI or EOI, not kept") }
+      let truncated = try #require(try Board.webcamTruncated().last)
+      let sentAfter = try Board.webcamFrames().count
+      try Board.waitFor("frames after the truncated one") { try Board.webcamFrames().count > sentAfter + 3 }
+      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      let file = "DCIM/100KIOSK/IMG_0001.MOV"
+      try Board.waitFor(file) { try loggedMovie("webcam-movie", file) != nil }
+      let logged = try #require(try loggedMovie("webcam-movie", file))
+      let status = try Board.status()
+      #expect((status["framesDamaged"] as? Int ?? 0) >= 1, "\(status)")
+
+      let movie = try probeMovie("\(roll)/\(file)")
+      #expect(movie.codec == "mjpeg" && movie.frames == logged.frames && movie.ffmpeg.isEmpty, "\(movie) \(logged)")
+      let frames = try webcamFrames(of: "\(roll)/\(file)")
+      #expect(frames.count == logged.frames)
+      #expect(frames.allSatisfy { $0 != nil }, "every frame is one the webcam sent: \(frames.map { $0?.counter ?? -1 })")
+      let counters = frames.compactMap { $0?.counter }
+      #expect(counters == counters.sorted(), "in the order sent: \(counters)")
+      #expect(!counters.contains(truncated), "the truncated frame \(truncated) is not in the movie: \(counters)")
+      #expect(counters.contains { $0 < truncated } && counters.contains { $0 > truncated }, "recorded across it: \(counters)")
+      #expect(try jpegs(in: roll).isEmpty, "no still from it")
+      print("webcam movie: \(logged.frames) frames in \(logged.seconds) s, webcam frames \(counters.first ?? -1)...\(counters.last ?? -1), truncated \(truncated)")
+    }
+  }
+
+  /// Pulled mid-preview: "Camera not available", the service up; plugged back: streaming again, seen when the
+  /// link udev makes appears, and the numbering goes on. Pulled mid-recording: the movie finished, published
+  /// and playable, the service up.
+  @Test func theWebcamPulledMidPreviewAndMidRecordingAndPluggedBack() throws {
+    try Board.plugWebcam()
+    defer { Board.leaveWebcamUnplugged() }
+    let (config, roll) = try webcamMovieConfig("webcam-pull")
+    try Board.withService("webcam-pull", config: config) {
+      try press("webcam-pull", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
+      try Board.unplugWebcam()
+      try Board.waitFor("the camera-lost log line") { try Board.logs("webcam-pull").contains("kioskcam: camera lost: \(Board.webcamLink)") }
+      var wordsMissing = ["no screendump yet"]
+      try Board.waitFor("the Camera not available screen") {
+        wordsMissing = OverlayText.messageMismatches(in: try Board.screendump(), "Camera not available", background: (48, 48, 48))
+        return wordsMissing.isEmpty
+      }
+      #expect(wordsMissing.isEmpty, "\(wordsMissing)")
+      #expect(try Board.status()["screen"] as? String == "Camera not available")
+
+      let node = try Board.plugWebcam()
+      let plugged = Date()
+      try Board.waitFor("the camera back") { try Board.logs("webcam-pull").contains("kioskcam: camera back") }
+      let back = Date().timeIntervalSince(plugged)
+      let log = try Board.logs("webcam-pull")
+      // uvcvideo's node comes first, udev's link later (1.9 s later once, under load): the service cannot open
+      // the link before it is there, so its clock starts again when the link appears, seen by inotify on a
+      // by-id folder that udev made anew.
+      #expect(log.contains("kioskcam: \(node) appeared: trying the camera"), "\(log)")
+      #expect(log.contains("kioskcam: \(Board.webcamLink) appeared: trying the camera"), "\(log)")
+      let streaming = log.split(separator: "\n").first { $0.contains("ms after \(Board.webcamLink) appeared") }
+      let words = streaming?.split(separator: " ").map(String.init) ?? []
+      let milliseconds = words.firstIndex(of: "ms").flatMap { Int(words[$0 - 1]) }
+      #expect(milliseconds.map { $0 < 2000 } == true, "\(streaming ?? "not logged"): \(log)")
+      print("webcam return: \(streaming ?? "not logged"); the test saw the service back \(String(format: "%.1f", back)) s after its node \(node) was there")
+
+      try press("webcam-pull", expecting: "DCIM/100KIOSK/IMG_0002.JPG")
+      _ = try startRecording("webcam-pull")
+      try Board.waitFor("a second of movie") {
+        try Board.logs("webcam-pull").contains("movie first frame")
+      }
+      Thread.sleep(forTimeInterval: 1)
+      try Board.unplugWebcam()
+      let file = "DCIM/100KIOSK/IMG_0003.MOV"
+      try Board.waitFor("the movie finished at the unplug") { try loggedMovie("webcam-pull", file) != nil }
+      let logged = try #require(try loggedMovie("webcam-pull", file))
+      let movie = try probeMovie("\(roll)/\(file)")
+      #expect(movie.codec == "mjpeg" && movie.frames == logged.frames && movie.frames > 0 && movie.ffmpeg.isEmpty, "\(movie)")
+      #expect(try Board.status()["screen"] as? String == "Camera not available")
+
+      #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG", "DCIM/100KIOSK/IMG_0002.JPG"])
+      let stopped = try Board.kill("webcam-pull")
+      #expect(stopped.stdout.contains("exited 0"), "up all along, then stopped cleanly: \(stopped.stdout)")
+    }
+  }
+}
