@@ -64,7 +64,7 @@ def start(timeout=None, quiet=False, paths=None):
                 raise BoardError("gpio-sim build failed: %s" % (msg[-1] if msg else "?"))
             os.makedirs(paths.guest, exist_ok=True)
             os.makedirs(paths.logs, exist_ok=True)
-            for name in ("guest-init.sh", "guest-agent.py"):
+            for name in ("guest-init.sh", "guest-agent.py", "guest-card.sh"):
                 shutil.copy2(os.path.join(HERE, name), os.path.join(paths.guest, name))
             shutil.copy2(paths.module, os.path.join(paths.guest, "gpio-sim-mod.ko"))
             env = dict(os.environ, KIOSKCAM_BOARD_DIR=paths.state)
