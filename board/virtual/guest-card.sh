@@ -67,7 +67,7 @@ mkfs_card() {
 
 case ${1:-} in
 init)
-    for m in virtio_blk dm-mod dm-delay dm-flakey dm-log-writes; do modprobe "$m" || die "modprobe $m"; done
+    for m in virtio_blk loop dm-mod dm-delay dm-flakey dm-log-writes dm-snapshot; do modprobe "$m" || die "modprobe $m"; done
     n=0
     while [ ! -b /dev/vda ]; do
         n=$((n + 1)); [ "$n" -lt 100 ] || die "no /dev/vda (the board's disk)"; sleep 0.1

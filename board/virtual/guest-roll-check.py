@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """The camera roll's invariants, checked in the guest where the card is: one JSON object on stdout.
 
-usage: guest-roll-check.py ROLL
+usage: guest-roll-check.py ROLL [CACHE]
+
+CACHE: a folder of the peers' verdicts by the file's SHA-256, so that a replay checking the same files at point
+after point runs ffmpeg once a file.
 
 - every visible file under DCIM is whole by a peer: `jpeginfo -c` for a still, `ffmpeg -v error` decoding every
   frame of a movie (silent), and ffprobe's frame count;
@@ -11,6 +14,7 @@ usage: guest-roll-check.py ROLL
 Hidden names are listed, not judged: they are the service's to clear at its next start.
 """
 
+import hashlib
 import json
 import os
 import re
@@ -42,7 +46,24 @@ def frames(path):
         return None
 
 
-def main(roll):
+def judged(path, kind, cache):
+    """(problem or None, frames or None), from the cache when these bytes were judged before."""
+    if cache:
+        with open(path, "rb") as f:
+            key = os.path.join(cache, hashlib.sha256(f.read()).hexdigest())
+        try:
+            with open(key) as f:
+                return tuple(json.load(f))
+        except (OSError, ValueError):
+            pass
+    verdict = (peer(path, kind), None if kind == "JPG" else frames(path))
+    if cache:
+        with open(key, "w") as f:
+            json.dump(verdict, f)
+    return verdict
+
+
+def main(roll, cache=None):
     out = {"visible": [], "hidden": [], "problems": [], "numbers": [], "unrecorded": [], "records": 0}
     dcim = os.path.join(roll, "DCIM")
     seen = {}
@@ -64,10 +85,10 @@ def main(roll):
             seen[number] = rel
             path = os.path.join(dcim, folder, name)
             sizes[rel] = os.path.getsize(path)
-            verdict = peer(path, m.group(2))
+            verdict, count = judged(path, m.group(2), cache)
             item = {"file": rel, "bytes": sizes[rel]}
             if m.group(2) != "JPG":
-                item["frames"] = frames(path)
+                item["frames"] = count
             out["visible"].append(item)
             if verdict:
                 out["problems"].append("%s: %s" % (rel, verdict))
@@ -107,6 +128,8 @@ def main(roll):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: guest-roll-check.py ROLL")
-    main(sys.argv[1])
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: guest-roll-check.py ROLL [CACHE]")
+    if len(sys.argv) == 3:
+        os.makedirs(sys.argv[2], exist_ok=True)
+    main(*sys.argv[1:])
