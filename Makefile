@@ -14,15 +14,15 @@ KIOSKCAM := $(CURDIR)/.build/release/kioskcam
 # Tests: the peers that check our files (exiftool, jpeginfo, djpeg), the unit (systemd-analyze), the scripts
 # (shellcheck), the board's Python (pyflakes3) and the sshd drop-in (sshd, rrsync). Bench: the peers it measures against (cjpeg, ffmpeg, libyuv).
 # Overlay: the console font it draws with (console-setup-linux), read at run time, and zlib to gunzip it.
+# Movies: libavcodec's libx264 for H.264, and Debian's chromium, which plays them in the tests as a browser
+# would (and drives the front panel in make panel-test).
 DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-dev \
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 busybox-static \
   v4l-utils gpiod libdrm-tests socat xz-utils bc flex bison libelf-dev kmod make gcc \
   libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg \
   systemd shellcheck pyflakes3 openssh-server rsync \
-  libyuv-dev zlib1g-dev console-setup-linux \
+  libyuv-dev zlib1g-dev console-setup-linux libavcodec-dev libavutil-dev chromium \
   dmsetup e2fsprogs dosfstools
-# The front panel test (make panel-test): Debian's chromium, driven headless over its DevTools pipe.
-PANEL_PACKAGES := chromium
 
 .PHONY: all deps build release test storage-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench clean
 
@@ -63,7 +63,7 @@ board-stop:
 board-lint: deps
 	pyflakes3 board/virtual/kioskboard board/virtual/board board/virtual/guest-agent.py board/virtual/sandbox-probe.py \
 	  board/virtual/replay-log-writes.py board/virtual/guest-roll-check.py \
-	  board/virtual/front-panel-test.py
+	  board/virtual/front-panel-test.py board/virtual/play-movie.py
 
 ## test: the board's Python checked, then unit tests, file-format tests with real peers, then device tests on
 ## the virtual board, in one run.
@@ -88,8 +88,6 @@ storage-test: deps board-lint release
 ## prints (board/virtual/front-panel-test.py: it boots the board and Ctrl-Cs it). Not in `make test` yet:
 ## docs/testing.md says why.
 panel-test: deps board-lint release
-	@missing=$$(for p in $(PANEL_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; fi
 	@mkdir -p $(BOARD_DIR); set -o pipefail; board/virtual/front-panel-test.py 2>&1 | tee $(BOARD_DIR)/front-panel-test.log
 
 ## unit-test: the tiers that need no board (device tests skip themselves).

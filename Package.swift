@@ -19,6 +19,8 @@ let package = Package(
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     // libyuv: the preview's conversion, scaling and rotation (Debian ships no .pc for it).
     .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
+    // libavcodec (FFmpeg 5.1): H.264 movies through its libx264 encoder.
+    .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev", "libavutil-dev"])]),
 
     // Pure: the state machine, configuration, roll naming. No C, no Foundation.
     .target(name: "KioskCore"),
@@ -38,12 +40,13 @@ let package = Package(
     .target(name: "CameraRoll", dependencies: ["LinuxIO", "KioskCore"]),
     .target(name: "FontFile", dependencies: ["CZlib", "Imaging"]),
     .target(name: "Scaling", dependencies: ["CYUV", "Imaging"]),
+    .target(name: "VideoCodec", dependencies: ["CAVCodec", "Imaging"]),
 
     // Capture: frames to stills and movies on the roll, frame checks, the roll read back for review.
     // Workers' code, no loop and no device: the service, the tests and the bench share it.
     .target(
       name: "Capture",
-      dependencies: ["KioskCore", "Imaging", "MediaFiles", "LinuxIO", "JPEGCodec", "CameraRoll", "Scaling"]),
+      dependencies: ["KioskCore", "Imaging", "MediaFiles", "LinuxIO", "JPEGCodec", "CameraRoll", "Scaling", "VideoCodec"]),
     // The preview drawn off the loop: frames handed to workers (newest wins), decoded and drawn in parallel.
     .target(name: "Preview", dependencies: ["KioskCore", "Imaging", "JPEGCodec", "Scaling"]),
     // Wiring: the loop, the dispatcher's queue, and one driver per concern carrying out what the core decides.
@@ -51,7 +54,7 @@ let package = Package(
       name: "KioskService",
       dependencies: [
         "KioskCore", "Imaging", "MediaFiles", "LinuxIO", "Camera", "Buttons", "Display", "JPEGCodec", "CameraRoll",
-        "FontFile", "Scaling", "Capture", "Preview",
+        "FontFile", "Scaling", "Capture", "Preview", "VideoCodec",
       ]
     ),
     .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),
@@ -59,7 +62,7 @@ let package = Package(
     .executableTarget(
       name: "kioskcam-bench", dependencies: [
         "Capture", "KioskCore", "Imaging", "JPEGCodec", "MediaFiles", "LinuxIO", "CameraRoll", "CYUV", "Scaling",
-        "Preview",
+        "Preview", "VideoCodec",
       ]),
 
     .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
@@ -68,7 +71,8 @@ let package = Package(
     .testTarget(name: "ScalingTests", dependencies: ["Scaling", "Imaging", "JPEGCodec"]),
     // Byte layout by our own reader, and every file also by exiftool, jpeginfo and djpeg.
     .testTarget(
-      name: "MediaFilesTests", dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "Capture", "Camera", "KioskCore", "CameraRoll", "LinuxIO"]),
+      name: "MediaFilesTests",
+      dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "Capture", "Camera", "KioskCore", "CameraRoll", "LinuxIO", "VideoCodec"]),
     // The service's wiring with fake drivers: events in, actions to drivers, posted events handled in order.
     .testTarget(
       name: "KioskServiceTests", dependencies: ["KioskService", "KioskCore", "Capture", "CameraRoll", "Imaging", "Preview"]),

@@ -19,6 +19,8 @@ static inline int CLinuxIO_renameat2(int olddirfd, const char *oldpath, int newd
   return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
 }
 static inline unsigned int CLinuxIO_RENAME_NOREPLACE(void) { return RENAME_NOREPLACE; }
+// gettid(2) is glibc 2.30+ and _GNU_SOURCE only too.
+static inline int CLinuxIO_gettid(void) { return (int)syscall(SYS_gettid); }
 #endif
 
 #endif

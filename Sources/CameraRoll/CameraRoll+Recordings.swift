@@ -9,7 +9,7 @@ import LinuxIO
 public final class RecordingFile: Sendable {
   /// The DCF folder, relative to DCIM: `100KIOSK`.
   public let folder: String
-  /// The hidden name inside it: `.rec-<unique>.MOV`.
+  /// The hidden name inside it: `.rec-<unique>.MOV`, or `.MP4`: the published file keeps the extension.
   public let name: String
   public let file: OwnedFD
 
@@ -27,10 +27,10 @@ extension CameraRoll {
 
   /// Creates a hidden file for a recording in the folder the next item goes to, so that publishing it is a
   /// rename within one folder.
-  public func createRecording(tag: String) throws(RollError) -> RecordingFile {
+  public func createRecording(tag: String, extension: String = MediaKind.movie.fileExtension) throws(RollError) -> RecordingFile {
     guard let number = next else { throw .exhausted }
     let folder = number.folderName(suffix: suffix)
-    let name = "\(Self.recordingPrefix)\(tag).\(MediaKind.movie.fileExtension)"
+    let name = "\(Self.recordingPrefix)\(tag).\(`extension`)"
     do throws(SystemCallError) {
       let folderPath = "\(dcim)/\(folder)"
       if !FileStatus.isDirectory(folderPath) {
@@ -75,15 +75,17 @@ extension CameraRoll {
     try? directory.sync()
   }
 
-  /// Publishes a finished, fsynced recording under the next DCF number (same counter as stills).
+  /// Publishes a finished, fsynced recording under the next DCF number (same counter as stills), with the
+  /// extension of its hidden name (`MOV`, `MP4`).
   public func publishRecording(folder: String, name: String, kind: MediaKind) throws(RollError) -> RollItem {
-    try counter.withLock { (next) throws(RollError) -> RollItem in
+    let fileExtension = name.split(separator: ".").last.map(String.init) ?? kind.fileExtension
+    return try counter.withLock { (next) throws(RollError) -> RollItem in
       var source = folder
       var madeReadable = false
       while true {
         guard let number = next else { throw .exhausted }
         let folderName = number.folderName(suffix: suffix)
-        let finalName = number.fileName(kind)
+        let finalName = number.fileName(extension: fileExtension)
         do throws(SystemCallError) {
           let folderPath = "\(dcim)/\(folderName)"
           if source != folderName {

@@ -39,6 +39,13 @@ public struct ItemRecord: Codable, Sendable, Equatable {
   public var droppedFrames: Int?
   public var durationSeconds: Double?
   public var recovered: Bool?
+  /// Movies: `h264` or `mjpeg`; for H.264 its profile and level (`High`, `3.0`) and the bit rate it was asked
+  /// for (bits per second); `audio` is `none` until movies have sound.
+  public var codec: String?
+  public var profile: String?
+  public var level: String?
+  public var bitRate: Int?
+  public var audio: String?
 
   public init(
     mediaType: String, file: String, bytes: Int, width: Int, height: Int, captured: String,

@@ -9,10 +9,15 @@ import KioskCore
 import LinuxIO
 import MediaFiles
 import Synchronization
+import VideoCodec
 
 /// One recording: frames from the loop go through a bounded queue to encoders (one per core, any order)
 /// and on to one writer that appends them in capture order as fragments of at most `fragmentLimit`, each
 /// fsynced, into a hidden file in the roll; `stop` finishes the file in place and publishes it.
+///
+/// Motion-JPEG: each frame is a JPEG of its own (the camera's, or compressed by an encoder). H.264: the
+/// encoders only convert frames into pictures, and the writer runs the one stateful H.264 encoder (whose
+/// own threads use the other cores) in capture order before it appends the packets.
 ///
 /// The queue is lossless up to its bound: a frame let in is always written; a frame that finds it full is
 /// counted as dropped and the recording goes on.
@@ -25,6 +30,9 @@ public final class MovieRecorder: Sendable {
   /// and the promise is one second. On the emulated board (12 fps delivered, CPU saturated) half-second
   /// fragments and a 12-frame queue lost 1.3 s.
   static let fragmentLimit: Int64 = 250_000_000
+  /// H.264 fragments run from keyframe to keyframe, a second apart at most: a fragment that starts elsewhere
+  /// would not decode on its own.
+  static let h264FragmentLimit: Int64 = 1_000_000_000
   /// Frames between the loop and the file: two per encoder plus two while the writer fsyncs. More would
   /// only add to what a crash loses; a slower machine drops frames (counted) instead.
   public static let queueBound = 2 * max(1, System.coreCount) + 2
@@ -35,18 +43,29 @@ public final class MovieRecorder: Sendable {
   private let quality: Int
   private let halvings: Int
   private let sourceFormat: String
+  public let codec: MovieCodec
+  /// What the record and the log say it was encoded as.
+  public let encoding: MovieEncoding
   private let uniqueID: String
   private let roll: CameraRoll
   private let folder: String
   private let name: String
   private let file: any RecordingOutput
   private let encoders = DispatchQueue(label: "kioskcam.movie-encode", attributes: .concurrent)
-  private let writerQueue = DispatchQueue(label: "kioskcam.movie-writer")
+  /// The writer's own thread, below the loop's priority: H.264 encoding there takes whatever CPU the loop
+  /// leaves, and a board too slow for the camera drops frames (counted) instead of delaying presses.
+  private let writerThread = BackgroundWorker(name: "kioskcam.movie-writer")
   private let inFlight = DispatchGroup()
 
+  private enum Payload {
+    case jpeg([UInt8])
+    case picture(H264Picture)
+    /// The frame did not encode or convert.
+    case none
+  }
+
   private struct EncodedFrame {
-    /// Empty when the frame did not encode.
-    var jpeg: [UInt8]
+    var payload: Payload
     var timestamp: Int64
     var sequence: UInt32
   }
@@ -68,6 +87,7 @@ public final class MovieRecorder: Sendable {
   /// The file's side: the writer queue's alone.
   private struct Output {
     var writer: MovieWriter
+    var encoder: H264Encoder?
     var nextToWrite = 0
     var writeError: String?
     var firstTimestamp: Int64?
@@ -80,35 +100,70 @@ public final class MovieRecorder: Sendable {
 
   public convenience init(
     roll: CameraRoll, width: Int, height: Int, frameRate: Int, preset: MovieQuality, sourceFormat: String,
-    passthrough: Bool, tag: String
+    passthrough: Bool, codec: MovieCodec = .mjpeg, h264Preset: H264Preset = .superfast, tag: String
   ) throws(RollError) {
-    let recording = try roll.createRecording(tag: tag)
+    let recording = try roll.createRecording(tag: tag, extension: codec.fileExtension)
     try self.init(
       roll: roll, recording: recording, output: recording, width: width, height: height, frameRate: frameRate,
-      preset: preset, sourceFormat: sourceFormat, passthrough: passthrough, tag: tag)
+      preset: preset, sourceFormat: sourceFormat, passthrough: passthrough, codec: codec, h264Preset: h264Preset, tag: tag)
   }
 
   /// `output` is where the bytes go: the recording's own file, or a test's stand-in in front of it.
   init(
     roll: CameraRoll, recording: RecordingFile, output file: any RecordingOutput, width: Int, height: Int,
-    frameRate: Int, preset: MovieQuality, sourceFormat: String, passthrough: Bool, tag: String
+    frameRate: Int, preset: MovieQuality, sourceFormat: String, passthrough: Bool, codec: MovieCodec = .mjpeg,
+    h264Preset: H264Preset = .superfast, tag: String
   ) throws(RollError) {
     self.roll = roll
     self.sourceFormat = sourceFormat
+    self.codec = codec
     uniqueID = tag
-    // The camera's own JPEG frames go in untouched: resizing them would mean decoding and encoding each one.
-    halvings = passthrough ? 0 : preset.halvings(width: width, height: height)
+    // The camera's own JPEG frames go into a Motion-JPEG movie untouched: resizing them would mean decoding
+    // and encoding each one. H.264 decodes them anyway.
+    halvings = passthrough && codec == .mjpeg ? 0 : preset.halvings(width: width, height: height)
     var (width, height) = (width, height)
     for _ in 0..<halvings { (width, height) = ((width + 1) / 2, (height + 1) / 2) }
+    // 4:2:0 pictures have whole chroma samples only.
+    if codec == .h264 { (width, height) = (width & ~1, height & ~1) }
     self.width = width
     self.height = height
     quality = preset.jpegQuality
     folder = recording.folder
     name = recording.name
     self.file = file
-    var writer = MovieWriter(
-      width: width, height: height, fragmentLimit: Self.fragmentLimit, frameRate: frameRate,
-      created: UInt32(clamping: WallClock.unixSeconds() + MovieWriter.epochOffset))
+    let created = UInt32(clamping: WallClock.unixSeconds() + MovieWriter.epochOffset)
+    var encoder: H264Encoder?
+    var writer: MovieWriter
+    switch codec {
+    case .mjpeg:
+      encoding = .motionJPEG
+      writer = MovieWriter(
+        width: width, height: height, fragmentLimit: Self.fragmentLimit, frameRate: frameRate, created: created)
+    case .h264:
+      let settings = H264Settings(
+        width: width, height: height, frameRate: frameRate,
+        bitRate: preset.h264BitRate(width: width, height: height, frameRate: frameRate),
+        threads: H264Settings.threadsBesideTheLoop, preset: h264Preset)
+      let opened: H264Encoder
+      do {
+        opened = try writerThread.sync { Result { () throws(CodecError) in try H264Encoder(settings) } }.get()
+      } catch {
+        roll.removeRecording(folder: recording.folder, name: recording.name)
+        throw .unavailable("H.264 encoder: \(error)")
+      }
+      guard let configuration = AVCDecoderConfiguration(annexB: opened.header) else {
+        roll.removeRecording(folder: recording.folder, name: recording.name)
+        throw .unavailable("H.264 encoder gave no SPS and PPS")
+      }
+      encoding = MovieEncoding(
+        codec: .h264, profile: configuration.profileName, level: configuration.levelName, bitRate: settings.bitRate,
+        preset: h264Preset.rawValue)
+      encoder = opened
+      writer = MovieWriter(
+        width: width, height: height,
+        format: .avc(width: width, height: height, configuration: configuration.record, colour: .camera),
+        fragmentLimit: Self.h264FragmentLimit, frameRate: frameRate, created: created)
+    }
     let header = writer.start()
     do {
       try file.append(header)
@@ -117,7 +172,7 @@ public final class MovieRecorder: Sendable {
       roll.removeRecording(folder: recording.folder, name: recording.name)
       throw .io(error)
     }
-    output = Mutex(Output(writer: writer))
+    output = Mutex(Output(writer: writer, encoder: encoder))
   }
 
   public var dropped: Int { handover.withLock { $0.dropped + $0.failed } }
@@ -146,12 +201,17 @@ public final class MovieRecorder: Sendable {
     }
     guard let index else { return }
     inFlight.enter()
-    let (quality, halvings) = (quality, halvings)
+    let (quality, halvings, codec, width, height) = (quality, halvings, codec, width, height)
     encoders.async { [self] in
       // A frame that does not encode is not a frame of the movie; the ones after it must not wait for it.
-      let jpeg = Self.encode(frame, quality: quality, halvings: halvings, crop: crop) ?? []
-      handover.withLock { $0.ready[index] = EncodedFrame(jpeg: jpeg, timestamp: timestamp, sequence: sequence) }
-      writerQueue.async { [self] in drain() }
+      let payload: Payload
+      switch codec {
+      case .mjpeg: payload = Self.encode(frame, quality: quality, halvings: halvings, crop: crop).map(Payload.jpeg) ?? .none
+      case .h264:
+        payload = MoviePictures.picture(frame, width: width, height: height, crop: crop).map(Payload.picture) ?? .none
+      }
+      handover.withLock { $0.ready[index] = EncodedFrame(payload: payload, timestamp: timestamp, sequence: sequence) }
+      writerThread.async { [self] in drain() }
       inFlight.leave()
     }
   }
@@ -195,37 +255,72 @@ public final class MovieRecorder: Sendable {
 
   /// One frame into the file: the I/O of the writer, under its own lock only.
   private func write(_ next: EncodedFrame, to output: inout Output) -> WriteOutcome {
-    guard !next.jpeg.isEmpty else { return .notEncoded }
     guard output.writeError == nil else { return .lost }
+    switch next.payload {
+    case .none:
+      return .notEncoded
+    case .jpeg(let jpeg):
+      guard append(jpeg, timestamp: next.timestamp, sync: true, to: &output) else { return .lost }
+    case .picture(let picture):
+      let packets: [H264Packet]
+      do {
+        packets = try output.encoder?.encode(picture, timestamp: next.timestamp) ?? []
+      } catch {
+        return .notEncoded
+      }
+      guard appendPackets(packets, to: &output) else { return .lost }
+    }
+    noteFirst(next, &output)
+    return .written
+  }
+
+  /// H.264 packets as MP4 samples.
+  private func appendPackets(_ packets: [H264Packet], to output: inout Output) -> Bool {
+    for packet in packets {
+      guard append(AVCStream.sample(packet.bytes), timestamp: packet.timestamp, sync: packet.keyframe, to: &output) else {
+        return false
+      }
+    }
+    return true
+  }
+
+  /// One sample into the writer, and the fragment it completes, if any, into the file and fsynced. False
+  /// when the write failed: the file stays whole up to the last fragment; this sample and the ones after are lost.
+  private func append(_ sample: [UInt8], timestamp: Int64, sync: Bool, to output: inout Output) -> Bool {
     var trial = output.writer
-    if let fragment = trial.append(next.jpeg, timestamp: next.timestamp) {
+    if let fragment = trial.append(sample, timestamp: timestamp, sync: sync) {
       do {
         try file.append(fragment)
         try file.sync()
       } catch {
-        // The file stays whole up to the last fragment; this frame and the ones after are lost.
         output.writeError = "\(error)"
-        return .lost
+        return false
       }
     }
     output.writer = trial
+    return true
+  }
+
+  private func noteFirst(_ next: EncodedFrame, _ output: inout Output) {
     if output.firstTimestamp == nil {
       output.firstTimestamp = next.timestamp
       output.firstSequence = next.sequence
       // Where the movie's time starts on CLOCK_MONOTONIC: how much a crash lost can be told from the log.
       log("movie first frame \(next.sequence) at \(Instant(nanoseconds: next.timestamp))")
     }
-    return .written
   }
 
   /// Stops taking frames; once the ones in flight are written, finishes the file, publishes it and calls
-  /// `done` (on the writer queue).
+  /// `done` (on the writer's thread).
   public func stop(at end: Int64? = nil, _ done: @escaping @Sendable (Result<MovieSummary, RollError>) -> Void) {
     handover.withLock { $0.end = end }
-    inFlight.notify(queue: writerQueue) { [self] in
-      done(finish())
+    // Every frame let in has had its drain queued on the writer by the time it leaves the group.
+    inFlight.notify(queue: .global()) { [self] in
+      writerThread.async { [self] in done(finish()) }
     }
   }
+
+  deinit { writerThread.finish() }
 
   /// `stop`, waited for: the service's shutdown must publish the movie before it goes, and benches and tests
   /// read the summary.
@@ -247,6 +342,10 @@ public final class MovieRecorder: Sendable {
       var bytes = 0
       if !output.finished {
         output.finished = true
+        if output.writeError == nil, let encoder = output.encoder {
+          // The pictures still inside the H.264 encoder, out, before the last frame's duration is settled.
+          _ = appendPackets((try? encoder.finish()) ?? [], to: &output)
+        }
         var writer = output.writer
         do throws(SystemCallError) {
           if output.writeError == nil, let last = writer.flush(end: end) {
@@ -287,7 +386,7 @@ public final class MovieRecorder: Sendable {
           item: item, frames: frames, dropped: dropped, seconds: seconds, recovered: false, writeError: writeError,
           roll: roll, bytes: bytes, width: width, height: height,
           captured: first.map { WallClock.dateTime(atMonotonic: Instant(nanoseconds: $0.0)).isoText } ?? "",
-          sourceFormat: sourceFormat, firstSequence: first?.1 ?? 0, uniqueID: uniqueID))
+          sourceFormat: sourceFormat, firstSequence: first?.1 ?? 0, uniqueID: uniqueID, encoding: encoding))
     } catch {
       return .failure(error)
     }

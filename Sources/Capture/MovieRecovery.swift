@@ -56,7 +56,8 @@ extension MovieRecorder {
               captured: writer.created == 0
                 ? "" : WallClock.dateTime(unixNanoseconds: (Int64(writer.created) - MovieWriter.epochOffset) * 1_000_000_000).isoText,
               sourceFormat: "",
-              firstSequence: 0, uniqueID: String(name.dropFirst(CameraRoll.recordingPrefix.count).prefix { $0 != "." }))))
+              firstSequence: 0, uniqueID: String(name.dropFirst(CameraRoll.recordingPrefix.count).prefix { $0 != "." }),
+              encoding: MovieEncoding(writer.format))))
       } catch {
         results.append(.failure(error))
       }

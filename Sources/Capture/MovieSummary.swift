@@ -1,6 +1,43 @@
 import CameraRoll
 import KioskCore
 import LinuxIO
+import MediaFiles
+
+/// A movie's codec as the record gives it.
+public struct MovieEncoding: Sendable, Equatable, CustomStringConvertible {
+  public var codec: MovieCodec
+  public var profile: String?
+  public var level: String?
+  public var bitRate: Int?
+  /// The x264 preset, measured to hold the camera's rate on this board.
+  public var preset: String?
+
+  public static let motionJPEG = MovieEncoding(codec: .mjpeg)
+
+  /// "H.264 High 3.0, 691 kbit/s", "Motion-JPEG".
+  public var description: String {
+    guard codec == .h264 else { return "Motion-JPEG" }
+    return "H.264 \(profile ?? "") \(level ?? "")" + (bitRate.map { ", \($0 / 1000) kbit/s" } ?? "")
+      + (preset.map { ", preset \($0)" } ?? "")
+  }
+
+  /// What a file's sample entry says: a recovered movie's codec, and for H.264 the profile and level in its avcC.
+  init(_ format: VideoTrackFormat) {
+    guard format.codec == "avc1", let configuration = format.avcConfiguration else {
+      self.init(codec: .mjpeg)
+      return
+    }
+    self.init(codec: .h264, profile: configuration.profileName, level: configuration.levelName)
+  }
+
+  init(codec: MovieCodec, profile: String? = nil, level: String? = nil, bitRate: Int? = nil, preset: String? = nil) {
+    self.codec = codec
+    self.profile = profile
+    self.level = level
+    self.bitRate = bitRate
+    self.preset = preset
+  }
+}
 
 /// What a finished (or recovered) movie is, for the loop and the record.
 public struct MovieSummary: Sendable {
@@ -21,6 +58,8 @@ public struct MovieSummary: Sendable {
   let sourceFormat: String
   let firstSequence: UInt32
   let uniqueID: String
+  /// How it was encoded, for the record.
+  var encoding = MovieEncoding.motionJPEG
 
   /// Seconds to the millisecond, as the log and the record give them.
   var roundedSeconds: Double { (seconds * 1000).rounded() / 1000 }
@@ -34,6 +73,11 @@ public struct MovieSummary: Sendable {
     record.droppedFrames = dropped
     record.durationSeconds = roundedSeconds
     record.recovered = recovered
+    record.codec = encoding.codec.rawValue
+    record.profile = encoding.profile
+    record.level = encoding.level
+    record.bitRate = encoding.bitRate
+    record.audio = "none"
     return record
   }
 

@@ -132,10 +132,8 @@ public enum RollViewer {
       return ViewedItem(path: entry.path, fitted: fitted, date: date, movie: nil)
     case .movie:
       let index = try movieIndex(file)
-      let first = try file.read(at: index.samples[0].offset, count: index.samples[0].size)
-      let fitted = try first.withUnsafeBytes { (jpeg) throws(JPEGError) in
-        try FittedPicture.decode(jpeg, screenWidth: screenWidth, screenHeight: screenHeight, orientation: orientation)
-      }
+      let frames = try MovieFrames(index) { sample in try file.read(at: sample.offset, count: sample.size) }
+      let fitted = try frames.picture(0, screenWidth: screenWidth, screenHeight: screenHeight, orientation: orientation)
       return ViewedItem(path: entry.path, fitted: fitted, date: date, movie: index)
     }
   }

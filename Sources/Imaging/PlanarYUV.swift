@@ -82,4 +82,14 @@ public enum YCbCrRange: Sendable {
     let scaled = (value - 128) * 255 * 2
     return UInt8(clamping: 128 + (scaled + (scaled >= 0 ? 224 : -224)) / (224 * 2))
   }
+  /// Full range to limited, rounded to nearest: 0 -> 16, 255 -> 235; chroma 0 -> 16, 128 -> 128, 255 -> 240.
+  public static let compressLuma: [UInt8] = (0...255).map { (value: Int) -> UInt8 in
+    let scaled: Int = value * 219 * 2 + 255
+    return UInt8(16 + scaled / (255 * 2))
+  }
+  public static let compressChroma: [UInt8] = (0...255).map { (value: Int) -> UInt8 in
+    let scaled: Int = (value - 128) * 224 * 2
+    let rounded: Int = scaled + (scaled >= 0 ? 255 : -255)
+    return UInt8(128 + rounded / (255 * 2))
+  }
 }

@@ -16,6 +16,8 @@ public enum Capability: String, Sendable, CaseIterable, Comparable, CustomString
   case flash
   /// The camera's picture can be zoomed: its format is one the service crops for preview, stills and movies.
   case zoom
+  /// An H.264 encoder that opens at the movie size and rate: movies as MP4 that browsers and phones play.
+  case h264Encoder = "h264-encoder"
 
   public var description: String { rawValue }
 
@@ -34,6 +36,7 @@ public enum Capability: String, Sendable, CaseIterable, Comparable, CustomString
     case .cameraRoll: "saving"
     case .flash: "flash"
     case .zoom: "zoom"
+    case .h264Encoder: "H.264"
     }
   }
 

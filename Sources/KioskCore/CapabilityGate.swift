@@ -33,9 +33,12 @@ public struct GateVerdict: Sendable, Equatable {
 public struct CapabilityGate: Sendable, Equatable {
   public let required: Set<Capability>
   public let optional: Set<Capability>
+  /// `[movie] codec = h264`: movies only as H.264, so without the encoder there are none.
+  public let moviesNeedEncoder: Bool
 
-  public init(required: some Sequence<Capability>, optional: some Sequence<Capability>) {
+  public init(required: some Sequence<Capability>, optional: some Sequence<Capability>, moviesNeedEncoder: Bool = false) {
     self.required = Set(required)
+    self.moviesNeedEncoder = moviesNeedEncoder
     // Required wins: the configuration parser refuses a capability in both lists, this keeps the gate total.
     self.optional = Set(optional).subtracting(self.required)
   }
@@ -45,7 +48,8 @@ public struct CapabilityGate: Sendable, Equatable {
   }
 
   /// The configuration's lists, less the optional capabilities it says are not fitted (`[buttons] mode = none`,
-  /// `[display] device = none`, `[outputs] flash = none`, `[capture] zoom-maximum = 1.0`): a part left out on
+  /// `[display] device = none`, `[outputs] flash = none`, `[capture] zoom-maximum = 1.0`, `[movie] codec =
+  /// mjpeg`): a part left out on
   /// purpose is not a missing one, and is neither probed nor reported off. A required one stays required, and
   /// then fails.
   public init(_ config: Config) {
@@ -56,8 +60,11 @@ public struct CapabilityGate: Sendable, Equatable {
         config.display.device == "none" ? .display : nil,
         config.outputs.flash == nil ? .flash : nil,
         config.capture.zoomMaximum <= 100 ? .zoom : nil,
+        config.movie.codec == .mjpeg ? .h264Encoder : nil,
       ].compactMap { $0 })
-    self.init(required: config.capabilities.required, optional: config.capabilities.optional.filter { !notFitted.contains($0) })
+    self.init(
+      required: config.capabilities.required, optional: config.capabilities.optional.filter { !notFitted.contains($0) },
+      moviesNeedEncoder: config.movie.codec == .h264)
   }
 
   public func role(of capability: Capability) -> CapabilityRole {
@@ -82,16 +89,17 @@ public struct CapabilityGate: Sendable, Equatable {
         verdict.disabled.append(result)
       }
     }
-    verdict.mediaTypes = Self.mediaTypes(usable: verdict.usable)
+    verdict.mediaTypes = Self.mediaTypes(usable: verdict.usable, needEncoder: moviesNeedEncoder)
     return verdict
   }
 
-  /// Stills need a still camera and a roll to put them in; movies need a movie camera and a roll.
-  public static func mediaTypes(usable: Set<Capability>) -> [MediaType] {
+  /// Stills need a still camera and a roll to put them in; movies need a movie camera and a roll, and the
+  /// H.264 encoder when nothing else will do.
+  public static func mediaTypes(usable: Set<Capability>, needEncoder: Bool = false) -> [MediaType] {
     guard usable.contains(.cameraRoll) else { return [] }
     var types: [MediaType] = []
     if usable.contains(.stillCamera) { types.append(.stills) }
-    if usable.contains(.movieCamera) { types.append(.movies) }
+    if usable.contains(.movieCamera), !needEncoder || usable.contains(.h264Encoder) { types.append(.movies) }
     return types
   }
 }

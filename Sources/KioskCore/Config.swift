@@ -114,8 +114,10 @@ public struct Config: Sendable, Equatable {
     /// What the camera must stream for `movie-camera` to pass.
     public var size = Size(width: 640, height: 360)
     public var frameRate = 25
-    /// Frame size and JPEG quality of what is recorded (`videoQuality`).
+    /// Frame size and JPEG quality or H.264 bit rate of what is recorded (`videoQuality`).
     public var quality = MovieQuality.high
+    /// H.264 in MP4 or Motion-JPEG in QuickTime.
+    public var codec = MovieCodecChoice.auto
   }
   public struct Review: Sendable, Equatable {
     /// Review mode with no press (and no movie playing) for this long returns to the live picture.

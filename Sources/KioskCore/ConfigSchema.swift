@@ -133,6 +133,7 @@ extension Config {
       },
       "frame-rate": { config, value in setInteger(&config.movie.frameRate, value, in: 1...240) },
       "quality": { config, value in setChoice(&config.movie.quality, value, ignoringCase: true) },
+      "codec": { config, value in setChoice(&config.movie.codec, value, ignoringCase: true) },
     ],
     "capture": [
       "jpeg-quality": { config, value in setInteger(&config.capture.jpegQuality, value, in: 1...100) },

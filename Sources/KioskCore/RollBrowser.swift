@@ -19,7 +19,7 @@ public struct RollEntry: Sendable, Hashable {
     else { return nil }
     switch parts[2].suffix(3).uppercased() {
     case "JPG": kind = .still
-    case "MOV": kind = .movie
+    case "MOV", "MP4": kind = .movie
     default: return nil
     }
     self.path = path

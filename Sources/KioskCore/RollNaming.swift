@@ -30,7 +30,10 @@ public struct RollNumber: Comparable, Hashable, Sendable, CustomStringConvertibl
   public func folderName(suffix: String) -> String { "\(folder)\(suffix)" }
 
   /// `IMG_0001.JPG` for kind `.still`.
-  public func fileName(_ kind: MediaKind) -> String { "IMG_\(pad(file, 4)).\(kind.fileExtension)" }
+  public func fileName(_ kind: MediaKind) -> String { fileName(extension: kind.fileExtension) }
+
+  /// `IMG_0002.MP4` for `MP4`.
+  public func fileName(extension: String) -> String { "IMG_\(pad(file, 4)).\(`extension`)" }
 
   /// The folder number of a DCF folder name (`100KIOSK`, `101ABCDE`), any suffix.
   public static func folderNumber(of name: String) -> Int? {

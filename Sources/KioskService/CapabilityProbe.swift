@@ -3,6 +3,8 @@ import Camera
 import Display
 import KioskCore
 import LinuxIO
+import MediaFiles
+import VideoCodec
 
 /// The adapters' side of the capability gate: each probe looks at the hardware and says in words what it found.
 ///
@@ -196,6 +198,38 @@ enum CapabilityProbe {
     return .pass(.zoom, (camera.map { "\($0.path): " } ?? "") + zoom.method)
   }
 
+  /// An H.264 encoder opened at the movie size and the camera's rate (every frame the camera sends is
+  /// recorded), as a recording opens it, and the x264 preset that holds that rate here, measured.
+  static func h264Encoder(_ config: Config) -> (result: ProbeResult, preset: H264Preset?) {
+    guard H264Encoder.available else { return (.fail(.h264Encoder, "libavcodec has no libx264 encoder"), nil) }
+    let size = config.movie.size
+    let rate = config.camera.frameRate
+    let settings = H264Settings(
+      width: size.width & ~1, height: size.height & ~1, frameRate: rate,
+      bitRate: config.movie.quality.h264BitRate(width: size.width, height: size.height, frameRate: rate),
+      threads: H264Settings.threadsBesideTheLoop)
+    do {
+      let choice = try H264PresetChoice.measure(settings)
+      var chosen = settings
+      chosen.preset = choice.preset
+      // The profile and level a recording with that preset gets (ultrafast's is Main, the others' High).
+      let encoder = try H264Encoder(chosen)
+      guard let configuration = AVCDecoderConfiguration(annexB: encoder.header) else {
+        return (.fail(.h264Encoder, "\(H264Encoder.identity): no SPS and PPS in its header"), nil)
+      }
+      return (
+        .pass(
+          .h264Encoder,
+          "\(H264Encoder.identity): \(settings.width)x\(settings.height) at \(rate) fps on \(settings.threads) "
+            + "thread\(settings.threads == 1 ? "" : "s"), \(configuration.profileName) profile, level "
+            + "\(configuration.levelName), \(settings.bitRate / 1000) kbit/s, preset \(choice.evidence)"),
+        choice.preset
+      )
+    } catch {
+      return (.fail(.h264Encoder, "\(H264Encoder.identity): \(error)"), nil)
+    }
+  }
+
   static func cameraRoll(_ config: Config) -> ProbeResult {
     RollStorageCheck.evaluate(rollFacts(config), roll: config.roll)
   }
@@ -225,6 +259,7 @@ enum CapabilityProbe {
       case .cameraRoll: results.append(cameraRoll(config))
       case .flash: results.append(flash(config).result)
       case .zoom: results.append(zoom(config, camera: stillCamera(config).camera))
+      case .h264Encoder: results.append(h264Encoder(config).result)
       }
     }
     return results

@@ -5,6 +5,7 @@ import CameraRoll
 import Dispatch
 import KioskCore
 import LinuxIO
+import VideoCodec
 
 /// The service: one event loop, the pure `Kiosk` behind the dispatcher's queue, and one driver per concern
 /// carrying out what the kiosk decides.
@@ -93,7 +94,12 @@ public final class KioskService {
       config: config, display: display, roll: startup.roll, writer: writer, results: results, loop: loop, post: post)
     let panel = ButtonPanel(
       config: config, gate: gate, buttons: startup.buttons, flashLamp: startup.flashLamp, loop: loop, post: post)
-    let movie = MovieSink(config: config, source: camera, roll: startup.roll, results: results, post: post)
+    // Without an encoder `auto` records Motion-JPEG, and `h264` has no movies at all (the gate said so).
+    let codec =
+      config.movie.codec.resolved(encoderAvailable: startup.capabilities.verdict.usable.contains(.h264Encoder)) ?? .mjpeg
+    let movie = MovieSink(
+      config: config, source: camera, roll: startup.roll, codec: codec, h264Preset: startup.h264Preset ?? .superfast,
+      results: results, post: post)
     let storage = try StorageMonitor(config: config, roll: startup.roll, loop: loop, post: post)
     let preview = PreviewSink(
       config: config, display: display, source: camera, browsing: player, workers: PreviewSink.workers(for: config),

@@ -7,6 +7,7 @@ import FontFile
 import Imaging
 import KioskCore
 import LinuxIO
+import VideoCodec
 
 /// What the start found and opened, per the gate's roles: each part the configuration wants is probed, and
 /// opened when it passes; a missing required capability stops the service here, one line each.
@@ -17,6 +18,8 @@ struct Startup {
   var cameraPath: String
   var buttons: [PanelLines]
   var flashLamp: PanelLines?
+  /// The x264 preset the probe measured holds the camera's rate.
+  var h264Preset: H264Preset?
   var roll: CameraRoll?
   var display: KMSDisplay?
   var overlay: Overlay?
@@ -57,6 +60,11 @@ struct Startup {
       flashLamp = lamp
     }
     if wanted(.zoom) { probed.append(CapabilityProbe.zoom(config, camera: cameraInfo)) }
+    if wanted(.h264Encoder) {
+      let (result, preset) = CapabilityProbe.h264Encoder(config)
+      probed.append(result)
+      h264Preset = preset
+    }
 
     if wanted(.cameraRoll) {
       var result = CapabilityProbe.cameraRoll(config)

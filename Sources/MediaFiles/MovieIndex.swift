@@ -12,9 +12,11 @@ public struct MovieIndex: Sendable, Equatable {
 
   public let width: Int
   public let height: Int
-  /// The sample entry's format: `jpeg` (Photo - JPEG) or `mjpa` for Motion-JPEG.
+  /// The sample entry's format: `jpeg` (Photo - JPEG) or `mjpa` for Motion-JPEG, `avc1` for H.264.
   public let codec: String
   public let samples: [Sample]
+  /// H.264's `avcC` payload (its parameter sets), which a decoder starts from; nil for Motion-JPEG.
+  public var decoderConfiguration: [UInt8]? = nil
 
   /// The whole length of the movie, nanoseconds.
   public var duration: Int64 { samples.last.map { $0.time + $0.duration } ?? 0 }
@@ -160,7 +162,12 @@ public struct MovieIndex: Sendable, Equatable {
       }
       guard !samples.isEmpty else { throw .malformed("no frames") }
       guard samples.count == sizes.count else { throw .malformed("chunks hold \(samples.count) of \(sizes.count) samples") }
-      return MovieIndex(width: Int(width), height: Int(height), codec: entry.type, samples: samples)
+      // A visual sample entry's own boxes follow its 78 bytes of fields.
+      let avcC = BoxReader.children(of: bytes, in: (entry.content.lowerBound + 78)..<entry.content.upperBound)
+        .first { $0.type == "avcC" }
+      return MovieIndex(
+        width: Int(width), height: Int(height), codec: entry.type, samples: samples,
+        decoderConfiguration: avcC.map { Array(bytes[$0.content]) })
     }
     throw .malformed("no video track")
   }

@@ -17,8 +17,11 @@ extension MovieWriter {
       movie.type == "moov" || movie.type == "free", movie.size < 1 << 24
     else { return nil }
     let movieBytes = read(ftyp.size, Int(movie.size))
-    guard let size = dimensions(movieBytes) else { return nil }
-    var writer = MovieWriter(width: size.width, height: size.height, created: creationTime(movieBytes) ?? 0)
+    let brand = String(decoding: read(8, 4), as: UTF8.self)
+    guard let size = dimensions(movieBytes),
+      let format = sampleEntry(movieBytes).flatMap({ VideoTrackFormat.read(entry: $0, container: brand == "qt  " ? .quickTime : .mp4) })
+    else { return nil }
+    var writer = MovieWriter(width: size.width, height: size.height, format: format, created: creationTime(movieBytes) ?? 0)
     writer.headerOffset = ftyp.size
     var offset = ftyp.size + movie.size
     writer.length = offset
@@ -44,6 +47,20 @@ extension MovieWriter {
     return nil
   }
 
+  /// The first sample entry of the first track's sample description, whole: the codec the file was started with.
+  static func sampleEntry(_ movie: [UInt8]) -> [UInt8]? {
+    func child(_ type: String, _ range: Range<Int>) -> Range<Int>? {
+      BoxReader.children(of: movie, in: range).first { $0.type == type }?.content
+    }
+    guard let trak = child("trak", 8..<movie.count), let mdia = child("mdia", trak), let minf = child("minf", mdia),
+      let stbl = child("stbl", minf), let stsd = child("stsd", stbl), stsd.count > 8
+    else { return nil }
+    // After the full box's version and flags and the entry count: the entry, size and type included.
+    var reader = BoxReader(movie, at: stsd.lowerBound + 8)
+    guard let size = reader.u32(), size >= 8, stsd.lowerBound + 8 + Int(size) <= stsd.upperBound else { return nil }
+    return Array(movie[stsd.lowerBound + 8..<stsd.lowerBound + 8 + Int(size)])
+  }
+
   /// Width and height from the track header of a moov (or of a moov retyped free).
   static func dimensions(_ movie: [UInt8]) -> (width: Int, height: Int)? {
     for trak in BoxReader.children(of: movie, in: 8..<movie.count) where trak.type == "trak" {
@@ -61,20 +78,28 @@ extension MovieWriter {
     for traf in BoxReader.children(of: moof, in: 8..<moof.count) where traf.type == "traf" {
       for trun in BoxReader.children(of: moof, in: traf.content) where trun.type == "trun" {
         var reader = BoxReader(moof, at: trun.content.lowerBound)
-        guard let flags = reader.u32(), flags & 0xFF_FFFF == 0x000301, let count = reader.u32(),
-          let dataOffset = reader.u32()
+        // Ours: durations and sizes, and flags per sample unless every sample is a sync sample.
+        guard let flags = reader.u32().map({ $0 & 0xFF_FFFF }), flags == 0x000301 || flags == 0x000701,
+          let count = reader.u32(), let dataOffset = reader.u32()
         else { return nil }
         var sizes: [UInt32] = []
         var durations: [UInt32] = []
+        var syncs: [Bool] = []
         for _ in 0..<count {
           guard let duration = reader.u32(), let size = reader.u32() else { return nil }
           durations.append(duration)
           sizes.append(size)
+          if flags == 0x000701 {
+            guard let sampleFlags = reader.u32() else { return nil }
+            syncs.append(sampleFlags & 0x0001_0000 == 0)
+          } else {
+            syncs.append(true)
+          }
         }
         let first = offset + UInt64(dataOffset)
         // The samples must be exactly the mdat's payload, or this is not one of our fragments.
         guard first == mdat.offset + 8, sizes.reduce(UInt64(0), { $0 + UInt64($1) }) == mdat.size - 8 else { return nil }
-        return Fragment(moofOffset: offset, firstSampleOffset: first, sizes: sizes, durations: durations)
+        return Fragment(moofOffset: offset, firstSampleOffset: first, sizes: sizes, durations: durations, syncs: syncs)
       }
     }
     return nil

@@ -1,4 +1,5 @@
-/// A Motion-JPEG QuickTime movie that survives a power cut, as bytes: the caller does the I/O.
+/// A movie that survives a power cut, as bytes: the caller does the I/O. Motion-JPEG in a QuickTime `.MOV`,
+/// or H.264 in an `.MP4` (`VideoTrackFormat`); the layout is the same.
 ///
 /// While recording, the file is fragmented: `ftyp`, a `moov` whose `mvex` announces fragments, then one
 /// `moof` + `mdat` pair per fragment of at most `fragmentLimit`. Each fragment is complete on its own, so a
@@ -20,6 +21,8 @@ public struct MovieWriter: Sendable {
 
   public let width: Int
   public let height: Int
+  /// The codec and container: what the sample entry says.
+  public let format: VideoTrackFormat
   /// The longest a fragment may be, in nanoseconds: the most a power cut can lose.
   public let fragmentLimit: Int64
   /// Ticks of one frame period of the camera's nominal rate, when 150 is a multiple of it (25, 30 fps), else 1.
@@ -40,6 +43,8 @@ public struct MovieWriter: Sendable {
     var firstSampleOffset: UInt64
     var sizes: [UInt32]
     var durations: [UInt32]
+    /// Per sample: whether it decodes on its own (every JPEG; an H.264 IDR picture).
+    var syncs: [Bool]
   }
 
   /// Everything written so far, fragments complete.
@@ -48,19 +53,28 @@ public struct MovieWriter: Sendable {
   var headerOffset: UInt64 = 0
   private var firstTimestamp: Int64?
   /// The newest frame: its duration is known only when the next one comes.
-  private var newest: (jpeg: [UInt8], tick: UInt64)?
+  private var newest: Sample?
   /// Samples of the fragment being gathered, durations known.
-  private var gathering: [(jpeg: [UInt8], duration: UInt32)] = []
+  private var gathering: [(sample: Sample, duration: UInt32)] = []
   private var gatheringTicks: UInt64 = 0
   /// Decode time of the first sample of the next fragment.
   var decodeTime: UInt64 = 0
 
+  struct Sample: Sendable {
+    var bytes: [UInt8]
+    var tick: UInt64
+    var sync: Bool
+  }
+
+  /// `format` nil: Motion-JPEG in QuickTime.
   public init(
-    width: Int, height: Int, fragmentLimit: Int64 = 1_000_000_000, frameRate: Int? = nil, created: UInt32 = 0
+    width: Int, height: Int, format: VideoTrackFormat? = nil, fragmentLimit: Int64 = 1_000_000_000,
+    frameRate: Int? = nil, created: UInt32 = 0
   ) {
     self.created = created
     self.width = width
     self.height = height
+    self.format = format ?? .motionJPEG(width: width, height: height)
     self.fragmentLimit = fragmentLimit
     if let frameRate, frameRate > 0, Int(Self.timescale) % frameRate == 0 {
       grid = UInt64(Int(Self.timescale) / frameRate)
@@ -77,16 +91,17 @@ public struct MovieWriter: Sendable {
   /// The start of the file: `ftyp` and the fragmented `moov`.
   public mutating func start() -> [UInt8] {
     var out = BoxBuilder()
-    Self.fileType(&out)
+    Self.fileType(&out, format.container)
     headerOffset = UInt64(out.bytes.count)
     movie(&out, fragmented: true)
     length = UInt64(out.bytes.count)
     return out.bytes
   }
 
-  /// Takes one frame (a whole JPEG) with its capture time (nanoseconds, CLOCK_MONOTONIC); returns a
-  /// complete fragment to append when the one being gathered is full.
-  public mutating func append(_ jpeg: [UInt8], timestamp: Int64) -> [UInt8]? {
+  /// Takes one frame (a whole JPEG, or an H.264 access unit as an MP4 sample) with its capture time
+  /// (nanoseconds, CLOCK_MONOTONIC); returns a complete fragment to append when the one being gathered is
+  /// full. A sync frame that is not a JPEG starts a fragment of its own, so each fragment decodes alone.
+  public mutating func append(_ sample: [UInt8], timestamp: Int64, sync: Bool = true) -> [UInt8]? {
     let first = firstTimestamp ?? timestamp
     firstTimestamp = first
     // Ticks from the first frame, never from the previous one: rounding never accumulates into drift.
@@ -96,13 +111,14 @@ public struct MovieWriter: Sendable {
       // A timestamp that does not move forward still gets one tick: a zero duration is not a frame.
       tick = max(tick, previous.tick + grid)
       let duration = UInt32(clamping: tick - previous.tick)
-      if !gathering.isEmpty, Self.nanoseconds(gatheringTicks + UInt64(duration)) > fragmentLimit {
+      let startsGroup = previous.sync && !format.allSync
+      if !gathering.isEmpty, startsGroup || Self.nanoseconds(gatheringTicks + UInt64(duration)) > fragmentLimit {
         emitted = cutFragment()
       }
-      gathering.append((previous.jpeg, duration))
+      gathering.append((previous, duration))
       gatheringTicks += UInt64(duration)
     }
-    newest = (jpeg, tick)
+    newest = Sample(bytes: sample, tick: tick, sync: sync)
     return emitted
   }
 
@@ -120,15 +136,16 @@ public struct MovieWriter: Sendable {
         // dropped frames would carry the movie past its stop).
         duration = min(duration, UInt32(clamping: untilEnd > last.tick ? untilEnd - last.tick : grid))
       }
-      if !gathering.isEmpty, Self.nanoseconds(gatheringTicks + UInt64(duration)) > fragmentLimit {
+      let startsGroup = last.sync && !format.allSync
+      if !gathering.isEmpty, startsGroup || Self.nanoseconds(gatheringTicks + UInt64(duration)) > fragmentLimit {
         // The previous fragment is full: write it now and the last frame in a fragment of its own.
         let full = cutFragment()
-        gathering.append((last.jpeg, duration))
+        gathering.append((last, duration))
         gatheringTicks += UInt64(duration)
         newest = nil
         return full + cutFragment()
       }
-      gathering.append((last.jpeg, duration))
+      gathering.append((last, duration))
       gatheringTicks += UInt64(duration)
       newest = nil
     }
@@ -165,13 +182,15 @@ public struct MovieWriter: Sendable {
           // default-base-is-moof: offsets count from this moof, so the fragment means the same wherever it is.
           traf.fullBox("tfhd", flags: 0x02_0000) { $0.u32(1) }
           traf.fullBox("tfdt", version: 1) { $0.u64(decodeTime) }
-          // data-offset-present, sample-duration-present, sample-size-present.
-          traf.fullBox("trun", flags: 0x000301) { trun in
+          // data-offset-present, sample-duration-present, sample-size-present, and sample-flags-present
+          // where not every sample is a sync sample.
+          traf.fullBox("trun", flags: format.allSync ? 0x000301 : 0x000701) { trun in
             trun.u32(UInt32(samples.count))
             trun.u32(dataOffset)
             for sample in samples {
               trun.u32(sample.duration)
-              trun.u32(UInt32(sample.jpeg.count))
+              trun.u32(UInt32(sample.sample.bytes.count))
+              if !format.allSync { trun.u32(sample.sample.sync ? Self.syncFlags : Self.dependentFlags) }
             }
           }
         }
@@ -180,173 +199,26 @@ public struct MovieWriter: Sendable {
     }
     let moofSize = moof(dataOffset: 0).count
     var bytes = moof(dataOffset: UInt32(moofSize + 8))
-    let payload = samples.reduce(0) { $0 + $1.jpeg.count }
+    let payload = samples.reduce(0) { $0 + $1.sample.bytes.count }
     var header = BoxBuilder()
     header.u32(UInt32(8 + payload))
     header.fourCC("mdat")
     bytes += header.bytes
     bytes.reserveCapacity(bytes.count + payload)
-    for sample in samples { bytes += sample.jpeg }
+    for sample in samples { bytes += sample.sample.bytes }
     fragments.append(
       Fragment(
-        moofOffset: length, firstSampleOffset: length + UInt64(moofSize + 8), sizes: samples.map { UInt32($0.jpeg.count) },
-        durations: samples.map(\.duration)))
+        moofOffset: length, firstSampleOffset: length + UInt64(moofSize + 8),
+        sizes: samples.map { UInt32($0.sample.bytes.count) }, durations: samples.map(\.duration),
+        syncs: samples.map(\.sample.sync)))
     decodeTime += samples.reduce(0) { $0 + UInt64($1.duration) }
     length += UInt64(bytes.count)
     return bytes
   }
 
-  // MARK: Headers
-
-  static func fileType(_ out: inout BoxBuilder) {
-    // QuickTime's own brand: a .MOV that QuickTime, ffmpeg and the ISO readers all take.
-    out.box("ftyp") { ftyp in
-      ftyp.fourCC("qt  ")
-      ftyp.u32(0x2005_0300)
-      ftyp.fourCC("qt  ")
-    }
-  }
-
-  private func movie(_ out: inout BoxBuilder, fragmented: Bool) {
-    let all = fragmented ? [] : fragments
-    let mediaTicks = all.reduce(UInt64(0)) { $0 + $1.durations.reduce(0) { $0 + UInt64($1) } }
-    let movieTicks = UInt32(clamping: mediaTicks * UInt64(Self.movieTimescale) / UInt64(Self.timescale))
-    out.box("moov") { moov in
-      moov.fullBox("mvhd") { mvhd in
-        mvhd.u32(created)  // creation and modification time
-        mvhd.u32(created)
-        mvhd.u32(Self.movieTimescale)
-        mvhd.u32(movieTicks)
-        mvhd.u32(0x0001_0000)  // rate 1.0
-        mvhd.u16(0x0100)  // volume 1.0
-        mvhd.zeros(10)
-        mvhd.unityMatrix()
-        mvhd.zeros(24)  // preview, poster, selection and current times
-        mvhd.u32(2)  // next track ID
-      }
-      moov.box("trak") { trak in
-        trak.fullBox("tkhd", flags: 0x3) { tkhd in  // enabled, in movie
-          tkhd.u32(created)
-          tkhd.u32(created)
-          tkhd.u32(1)  // track ID
-          tkhd.u32(0)
-          tkhd.u32(movieTicks)
-          tkhd.zeros(8)
-          tkhd.u16(0)  // layer
-          tkhd.u16(0)  // alternate group
-          tkhd.u16(0)  // volume: a video track has none
-          tkhd.u16(0)
-          tkhd.unityMatrix()
-          tkhd.u32(UInt32(width) << 16)
-          tkhd.u32(UInt32(height) << 16)
-        }
-        trak.box("mdia") { mdia in
-          mdia.fullBox("mdhd") { mdhd in
-            mdhd.u32(created)
-            mdhd.u32(created)
-            mdhd.u32(Self.timescale)
-            mdhd.u32(UInt32(clamping: mediaTicks))
-            mdhd.u16(0x55C4)  // language "und"
-            mdhd.u16(0)
-          }
-          mdia.fullBox("hdlr") { hdlr in
-            hdlr.fourCC("mhlr")
-            hdlr.fourCC("vide")
-            hdlr.zeros(12)
-            hdlr.bytes += Array("VideoHandler".utf8) + [0]
-          }
-          mdia.box("minf") { minf in
-            minf.fullBox("vmhd", flags: 1) { $0.zeros(8) }
-            minf.box("dinf") { dinf in
-              dinf.fullBox("dref") { dref in
-                dref.u32(1)
-                dref.fullBox("url ", flags: 1) { _ in }  // the media is in this file
-              }
-            }
-            minf.box("stbl") { stbl in sampleTable(&stbl, all) }
-          }
-        }
-      }
-      if fragmented {
-        moov.box("mvex") { mvex in
-          mvex.fullBox("trex") { trex in
-            trex.u32(1)  // track ID
-            trex.u32(1)  // sample description
-            trex.u32(0)
-            trex.u32(0)
-            trex.u32(0)  // flags: every JPEG is a sync sample
-          }
-        }
-      }
-    }
-  }
-
-  private func sampleTable(_ stbl: inout BoxBuilder, _ fragments: [Fragment]) {
-    stbl.fullBox("stsd") { stsd in
-      stsd.u32(1)
-      stsd.box("jpeg") { entry in
-        entry.zeros(6)
-        entry.u16(1)  // data reference index
-        entry.u16(0)  // version
-        entry.u16(0)  // revision
-        entry.u32(0)  // vendor
-        entry.u32(0)  // temporal quality
-        entry.u32(512)  // spatial quality
-        entry.u16(UInt16(width))
-        entry.u16(UInt16(height))
-        entry.u32(72 << 16)
-        entry.u32(72 << 16)
-        entry.u32(0)  // data size
-        entry.u16(1)  // frames per sample
-        let name = Array("Photo - JPEG".utf8)
-        entry.u8(UInt8(name.count))
-        entry.bytes += name
-        entry.zeros(31 - name.count)
-        entry.u16(24)  // depth
-        entry.u16(0xFFFF)  // no colour table
-      }
-    }
-    // Durations, run-length coded.
-    var runs: [(count: UInt32, duration: UInt32)] = []
-    for duration in fragments.flatMap(\.durations) {
-      if let last = runs.last, last.duration == duration {
-        runs[runs.count - 1].count += 1
-      } else {
-        runs.append((1, duration))
-      }
-    }
-    stbl.fullBox("stts") { stts in
-      stts.u32(UInt32(runs.count))
-      for run in runs {
-        stts.u32(run.count)
-        stts.u32(run.duration)
-      }
-    }
-    // One chunk per fragment; a new entry only where the number of samples a chunk changes.
-    var chunkRuns: [(firstChunk: UInt32, samples: UInt32)] = []
-    for (index, fragment) in fragments.enumerated() where chunkRuns.last?.samples != UInt32(fragment.sizes.count) {
-      chunkRuns.append((UInt32(index + 1), UInt32(fragment.sizes.count)))
-    }
-    stbl.fullBox("stsc") { stsc in
-      stsc.u32(UInt32(chunkRuns.count))
-      for run in chunkRuns {
-        stsc.u32(run.firstChunk)
-        stsc.u32(run.samples)
-        stsc.u32(1)
-      }
-    }
-    let sizes = fragments.flatMap(\.sizes)
-    stbl.fullBox("stsz") { stsz in
-      stsz.u32(0)
-      stsz.u32(UInt32(sizes.count))
-      for size in sizes { stsz.u32(size) }
-    }
-    // 64-bit chunk offsets: a long recording passes 4 GiB.
-    stbl.fullBox("co64") { co64 in
-      co64.u32(UInt32(fragments.count))
-      for fragment in fragments { co64.u64(fragment.firstSampleOffset) }
-    }
-  }
+  /// trun sample flags (ISO/IEC 14496-12 8.8.3.1): depends on no other sample; depends on others, not sync.
+  static let syncFlags: UInt32 = 0x0200_0000
+  static let dependentFlags: UInt32 = 0x0101_0000
 
   // MARK: Time
 

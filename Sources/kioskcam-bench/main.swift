@@ -154,6 +154,10 @@ if CommandLine.arguments.dropFirst().first == "pi" {
   try piBudgetBench(fraction: 0.27)
   finish()
 }
+if CommandLine.arguments.dropFirst().first == "h264" {
+  try h264Bench()
+  finish()
+}
 if CommandLine.arguments.dropFirst().first == "pipeline" {
   try pipelineBench()
   finish()
@@ -328,6 +332,7 @@ for (width, height, frames) in [(1280, 720, 150), (1920, 1080, 100)] {
 }
 print("ours: YUYV frames through MovieRecorder into a finished, published .MOV; ffmpeg: the same frame looped,")
 print("yuyv422 to full-range 4:2:2 MJPEG at -q:v 2, into a .mov. Ratios above 1 mean ours is faster.")
+if !previewOnly { try h264Bench() }
 if !previewOnly {
   print("")
   try zoomBench()

@@ -115,7 +115,7 @@ import Testing
     #expect(optionalCamera.required == [.shutterButton, .cameraRoll])
     let requiredDisplay = try parse("[capabilities]\nrequired = display shutter-button").get().capabilities
     #expect(requiredDisplay.required == [.display, .shutterButton])
-    #expect(requiredDisplay.optional == [.stillCamera, .movieCamera, .modeButton, .cameraRoll, .flash, .zoom])
+    #expect(requiredDisplay.optional == [.stillCamera, .movieCamera, .modeButton, .cameraRoll, .flash, .zoom, .h264Encoder])
     #expect(try parse("[capabilities]\nrequired = none").get().capabilities.required == [])
   }
 

@@ -16,7 +16,7 @@ struct Malformed: Sendable, CustomTestStringConvertible {
   }
 }
 
-private let capabilityNames = "still-camera, movie-camera, display, shutter-button, mode-button, camera-roll, flash, zoom"
+private let capabilityNames = "still-camera, movie-camera, display, shutter-button, mode-button, camera-roll, flash, zoom, h264-encoder"
 private let sectionNames = "buttons, camera, capabilities, capture, control, display, movie, outputs, review, roll"
 private let mountForms = "expected any, separate, mount-point, label:NAME or uuid:UUID"
 private let noList = "expected capability names separated by commas, or none"

@@ -5,6 +5,7 @@ import Imaging
 import KioskCore
 import LinuxIO
 import Synchronization
+import VideoCodec
 
 /// Movies: a recorder from the kiosk's start to its stop, fed the ring's frames the kiosk says belong to the
 /// movie. The loop only hands frames over; opening the file, encoding, writing and fsync are workers'.
@@ -17,6 +18,9 @@ final class MovieSink: MovieDriver {
   private let config: Config
   private let source: any FrameSource
   private let roll: CameraRoll?
+  /// H.264 or Motion-JPEG: `[movie] codec`, and whether the encoder was found.
+  let codec: MovieCodec
+  private let h264Preset: H264Preset
   private let results: Mailbox<ServiceEvent>
   private let post: (ServiceEvent) -> Void
   private let opener = DispatchQueue(label: "kioskcam.movie-open")
@@ -44,10 +48,12 @@ final class MovieSink: MovieDriver {
   private(set) var failures = 0
 
   init(
-    config: Config, source: any FrameSource, roll: CameraRoll?, results: Mailbox<ServiceEvent>,
-    post: @escaping (ServiceEvent) -> Void
+    config: Config, source: any FrameSource, roll: CameraRoll?, codec: MovieCodec, h264Preset: H264Preset,
+    results: Mailbox<ServiceEvent>, post: @escaping (ServiceEvent) -> Void
   ) {
     self.config = config
+    self.codec = codec
+    self.h264Preset = h264Preset
     self.source = source
     self.roll = roll
     self.results = results
@@ -68,17 +74,20 @@ final class MovieSink: MovieDriver {
     waiting = []
     droppedHere = 0
     lastSequence = nil
-    let (frameRate, quality, results) = (config.camera.frameRate, config.movie.quality, results)
+    let (frameRate, quality, codec, h264Preset, results) = (
+      config.camera.frameRate, config.movie.quality, codec, h264Preset, results
+    )
     opener.async {
       do {
         let recorder = try MovieRecorder(
           roll: roll, width: format.width, height: format.height, frameRate: frameRate, preset: quality,
-          sourceFormat: format.format.fourcc, passthrough: format.format == .mjpeg, tag: WallClock.uniqueID())
+          sourceFormat: format.format.fourcc, passthrough: format.format == .mjpeg, codec: codec, h264Preset: h264Preset,
+          tag: WallClock.uniqueID())
         opening.recorder.withLock { $0 = recorder }
         // The start on CLOCK_MONOTONIC, the clock of the frames: how much a crash lost can be told from the log.
         log(
           "movie recording \(format.format.fourcc) \(format.width)x\(format.height) as \(recorder.width)x\(recorder.height), "
-            + "quality \(quality.rawValue), from \(time)")
+            + "\(recorder.encoding), quality \(quality.rawValue), from \(time)")
       } catch {
         results.post(.movieFailed("\(error)"))
       }

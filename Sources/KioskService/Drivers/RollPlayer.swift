@@ -41,17 +41,16 @@ final class RollPlayer: RollPlayerDriver {
   /// Items being deleted on the writer: a listing taken meanwhile must not bring them back.
   private var deleting: Set<String> = []
 
-  /// A movie playing: its file, its index, and when its first frame was shown (CLOCK_MONOTONIC).
+  /// A movie playing: its frames (read from its file), and when its first frame was shown (CLOCK_MONOTONIC).
   final class Playback {
     let path: String
-    let index: MovieIndex
-    let file: OwnedFD
+    let frames: MovieFrames
+    var index: MovieIndex { frames.index }
     let start: Int64
     var shown = -1
-    init(path: String, index: MovieIndex, file: consuming OwnedFD, start: Int64) {
+    init(path: String, frames: MovieFrames, start: Int64) {
       self.path = path
-      self.index = index
-      self.file = file
+      self.frames = frames
       self.start = start
     }
   }
@@ -153,7 +152,8 @@ final class RollPlayer: RollPlayerDriver {
     if view.playing, playback == nil, let movie = shown?.movie {
       do {
         let file = try OwnedFD(opening: "\(roll.root)/\(view.item.path)", flags: O_RDONLY | O_CLOEXEC)
-        playback = Playback(path: view.item.path, index: movie, file: file, start: monotonicNanoseconds())
+        let frames = try MovieFrames(movie) { sample in try file.read(at: sample.offset, count: sample.size) }
+        playback = Playback(path: view.item.path, frames: frames, start: monotonicNanoseconds())
         log("playing \(view.item.path): \(movie.samples.count) frames, \(milliseconds(.nanoseconds(movie.duration))) ms")
         playbackTick()
       } catch {
@@ -235,12 +235,9 @@ final class RollPlayer: RollPlayerDriver {
     while due + 1 < samples.count, samples[due + 1].time <= elapsed { due += 1 }
     if due != playback.shown || playback.shown < 0 {
       do {
-        let jpeg = try playback.file.read(at: samples[due].offset, count: samples[due].size)
-        let fitted = try jpeg.withUnsafeBytes { (bytes) throws(JPEGError) in
-          try FittedPicture.decode(
-            bytes, screenWidth: card.width, screenHeight: card.height,
-            orientation: PreviewOrientation(rotation: config.display.rotation, mirror: false))
-        }
+        let fitted = try playback.frames.picture(
+          due, screenWidth: card.width, screenHeight: card.height,
+          orientation: PreviewOrientation(rotation: config.display.rotation, mirror: false))
         if draw(item, view, frame: (fitted, elapsed)) { playback.shown = due }
       } catch {
         log("review: frame \(due) of \(playback.path): \(error)")

@@ -45,19 +45,20 @@ class RunPaths:
 def run_config(template):
     """The board's configuration with what a newcomer should be able to try: movies at a rate the emulated
     vivid keeps (10 fps, as the movie tests ask), the zoom buttons, the flash lamp, the appliance's roll, and
-    the countdown's key, which the front panel turns on and off."""
+    the countdown's key, which the front panel turns on and off; movies as H.264 MP4, which the page's link
+    plays in the browser (Motion-JPEG would not)."""
     edits = [
         ("@ROLL@", ROLL),
         ("jpeg-quality = 90\n", "jpeg-quality = 90\ncountdown-s = 0\n"),
         ("cancel = cancel\n", "cancel = cancel\nzoom-in = zoom-in\nzoom-out = zoom-out\n"),
         ("ready = ready\n", "ready = ready\nflash = flash\n"),
-        ("optional = display, mode-button,", "optional = display, mode-button, movie-camera,"),
+        ("optional = display, mode-button,", "optional = display, mode-button, movie-camera, h264-encoder,"),
     ]
     for old, new in edits:
         if old not in template:
             raise BoardError("board/virtual/kioskcam.conf has no %r any more: update appliance.run_config" % old)
         template = template.replace(old, new)
-    return template + "\n[movie]\nsize = 640x360\nframe-rate = 10\nmaximum-duration-s = 600\n"
+    return template + "\n[movie]\nsize = 640x360\nframe-rate = 10\nmaximum-duration-s = 600\ncodec = h264\n"
 
 
 def _keygen(path, comment):
