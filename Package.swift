@@ -48,7 +48,7 @@ let package = Package(
       name: "Capture",
       dependencies: ["KioskCore", "Imaging", "MediaFiles", "LinuxIO", "JPEGCodec", "CameraRoll", "Scaling", "VideoCodec"]),
     // The preview drawn off the loop: frames handed to workers (newest wins), decoded and drawn in parallel.
-    .target(name: "Preview", dependencies: ["KioskCore", "Imaging", "JPEGCodec", "Scaling"]),
+    .target(name: "Preview", dependencies: ["KioskCore", "Imaging", "JPEGCodec", "Scaling", "LinuxIO"]),
     // Wiring: the loop, the dispatcher's queue, and one driver per concern carrying out what the core decides.
     .target(
       name: "KioskService",

@@ -30,9 +30,15 @@ public final class MovieRecorder: Sendable {
   /// and the promise is one second. On the emulated board (12 fps delivered, CPU saturated) half-second
   /// fragments and a 12-frame queue lost 1.3 s.
   static let fragmentLimit: Int64 = 250_000_000
-  /// H.264 fragments run from keyframe to keyframe, a second apart at most: a fragment that starts elsewhere
-  /// would not decode on its own.
-  static let h264FragmentLimit: Int64 = 1_000_000_000
+  /// H.264 has a keyframe a second at most, and a fragment starts at each (and, between them, every
+  /// `fragmentLimit` as for Motion-JPEG: a fragment needs no keyframe of its own, the file decodes from its
+  /// start, and the promise is a second lost at most).
+  static let keyframeInterval: Int64 = 1_000_000_000
+  /// H.264 frames between the loop and the encoder: the encoder is the slow part, and every frame waiting for
+  /// it is a frame a crash loses (150-300 ms each on the loaded emulated board, where 3 lost 1.15 s).
+  static let h264QueueBound = 2
+  /// The bound of this recording's queue.
+  public let queueBound: Int
   /// Frames between the loop and the file: two per encoder plus two while the writer fsyncs. More would
   /// only add to what a crash loses; a slower machine drops frames (counted) instead.
   public static let queueBound = 2 * max(1, System.coreCount) + 2
@@ -52,8 +58,9 @@ public final class MovieRecorder: Sendable {
   private let name: String
   private let file: any RecordingOutput
   private let encoders = DispatchQueue(label: "kioskcam.movie-encode", attributes: .concurrent)
-  /// The writer's own thread, below the loop's priority: H.264 encoding there takes whatever CPU the loop
-  /// leaves, and a board too slow for the camera drops frames (counted) instead of delaying presses.
+  /// The writer's own thread, at the loop's priority: a writer behind its encoders holds frames a crash
+  /// loses (at nice 10, a loaded emulated board gave the H.264 encoder a tenth of a core and a kill lost
+  /// 3 s). The preview's workers give way to it instead (`ThreadPriority.yielding`).
   private let writerThread = BackgroundWorker(name: "kioskcam.movie-writer")
   private let inFlight = DispatchGroup()
 
@@ -88,6 +95,10 @@ public final class MovieRecorder: Sendable {
   private struct Output {
     var writer: MovieWriter
     var encoder: H264Encoder?
+    /// The capture time of the last picture the H.264 encoder was asked to make a keyframe, and of the last
+    /// picture given to it.
+    var lastKeyframe: Int64?
+    var lastPicture: Int64?
     var nextToWrite = 0
     var writeError: String?
     var firstTimestamp: Int64?
@@ -117,6 +128,7 @@ public final class MovieRecorder: Sendable {
     self.roll = roll
     self.sourceFormat = sourceFormat
     self.codec = codec
+    queueBound = codec == .h264 ? Self.h264QueueBound : Self.queueBound
     uniqueID = tag
     // The camera's own JPEG frames go into a Motion-JPEG movie untouched: resizing them would mean decoding
     // and encoding each one. H.264 decodes them anyway.
@@ -162,7 +174,7 @@ public final class MovieRecorder: Sendable {
       writer = MovieWriter(
         width: width, height: height,
         format: .avc(width: width, height: height, configuration: configuration.record, colour: .camera),
-        fragmentLimit: Self.h264FragmentLimit, frameRate: frameRate, created: created)
+        fragmentLimit: Self.fragmentLimit, frameRate: frameRate, created: created)
     }
     let header = writer.start()
     do {
@@ -191,7 +203,7 @@ public final class MovieRecorder: Sendable {
   /// `crop`: the digital zoom's rectangle, cut out and scaled back to the frame's size on the encoder's thread.
   public func submit(_ frame: StillFrame, timestamp: Int64, sequence: UInt32, crop: PixelRect? = nil) {
     let index: Int? = handover.withLock { state in
-      guard state.queued < Self.queueBound, state.writeError == nil else {
+      guard state.queued < queueBound, state.writeError == nil else {
         state.dropped += 1
         return nil
       }
@@ -263,8 +275,15 @@ public final class MovieRecorder: Sendable {
       guard append(jpeg, timestamp: next.timestamp, sync: true, to: &output) else { return .lost }
     case .picture(let picture):
       let packets: [H264Packet]
+      // A keyframe a second of the frames' time at most, however many frames the queue dropped: x264 counts
+      // pictures, and a board too slow for the rate would stretch its group of pictures past the second.
+      // This picture is one when the next, as far after it as it is after the last, would be past the second.
+      let step = output.lastPicture.map { next.timestamp - $0 } ?? 0
+      let due = output.lastKeyframe.map { next.timestamp - $0 + step > Self.keyframeInterval } ?? true
+      if due { output.lastKeyframe = next.timestamp }
+      output.lastPicture = next.timestamp
       do {
-        packets = try output.encoder?.encode(picture, timestamp: next.timestamp) ?? []
+        packets = try output.encoder?.encode(picture, timestamp: next.timestamp, keyframe: due) ?? []
       } catch {
         return .notEncoded
       }

@@ -5,13 +5,10 @@ import CLinuxIO
 import Foundation
 import Synchronization
 
-/// A thread of its own that runs jobs in order at a lower CPU priority (nice 10): for work that may take
-/// every cycle it is given, like H.264 encoding on a board too slow for the camera's rate, so that the loop
-/// (nice 0) still gets the CPU for presses and frames. A Dispatch queue cannot be used: its threads are
-/// shared, and a thread's nice value cannot be lowered back without privilege.
+/// A thread of its own that runs jobs in order: a movie's writer, which owns a stateful encoder that must be
+/// made and used on one thread (x264's own threads are made from it), and which must not wait behind the
+/// work a Dispatch pool of a small board is busy with.
 public final class BackgroundWorker: Sendable {
-  public static let niceness: Int32 = 10
-
   private final class Jobs: Sendable {
     let pending = Mutex<[@Sendable () -> Void]>([])
     let wake = DispatchSemaphore(value: 0)
@@ -22,8 +19,6 @@ public final class BackgroundWorker: Sendable {
   public init(name: String) {
     let jobs = jobs
     let thread = Thread {
-      // Linux keeps a nice value per thread: PRIO_PROCESS with the thread's own id.
-      _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(CLinuxIO_gettid()), Self.niceness)
       while true {
         jobs.wake.wait()
         let next = jobs.pending.withLock { $0.isEmpty ? nil : $0.removeFirst() }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import LinuxIO
 import Synchronization
 
 /// Work handed from the loop to worker threads through one slot in which the newest job wins: a job handed
@@ -18,11 +19,17 @@ public final class NewestWins<Job: Sendable>: Sendable {
 
   /// `work` runs on worker `index`'s own thread, one job at a time per worker. Threads, not Dispatch's pool:
   /// a worker blocks in `wake` between jobs, which would starve the pool's few threads on a small board.
-  public init(workers: Int, name: String, work: @escaping @Sendable (_ index: Int, Job) -> Void) {
+  /// `niceness` lowers the workers' CPU priority.
+  public init(
+    workers: Int, name: String, niceness: Int32 = 0, work: @escaping @Sendable (_ index: Int, Job) -> Void
+  ) {
     precondition(workers >= 1, "no workers")
     self.workers = workers
     for index in 0..<workers {
-      let thread = Thread { [self] in run(index, work) }
+      let thread = Thread { [self] in
+        ThreadPriority.lower(to: niceness)
+        run(index, work)
+      }
       thread.name = "\(name)-\(index)"
       thread.start()
     }

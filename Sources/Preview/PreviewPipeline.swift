@@ -1,4 +1,5 @@
 import Imaging
+import LinuxIO
 
 /// Where a worker draws a finished picture: a buffer lent for it (the display's, or the bench's memory).
 public protocol PreviewCanvas: AnyObject, Sendable {
@@ -36,7 +37,8 @@ public final class PreviewPipeline: Sendable {
   /// `done` is called on the worker's thread (post it to the loop).
   public init(workers: Int, done: @escaping @Sendable (Outcome) -> Void) {
     let renderers = Renderers(workers)
-    handOver = NewestWins(workers: workers, name: "kioskcam.preview") { index, work in
+    // The preview sheds frames by design (the newest wins); the loop and a movie's encoder must not.
+    handOver = NewestWins(workers: workers, name: "kioskcam.preview", niceness: ThreadPriority.yielding) { index, work in
       done(Self.render(work.job, with: renderers.each[index], lend: work.lend))
     }
   }

@@ -23,8 +23,8 @@ public struct H264Settings: Sendable, Equatable {
   public var height: Int
   public var frameRate: Int
   public var bitRate: Int
-  /// Frames between keyframes at most: a second's worth, so a player seeks to within a second and a cut
-  /// fragment is never longer.
+  /// Frames between keyframes at most, two seconds' worth: a backstop, since the recorder asks for a keyframe
+  /// each second of the frames' own time (a count of frames stretches when frames are dropped).
   public var keyInterval: Int
   /// Encoder threads: the cores the loop does not need.
   public var threads: Int
@@ -39,7 +39,7 @@ public struct H264Settings: Sendable, Equatable {
     self.height = height
     self.frameRate = max(1, frameRate)
     self.bitRate = bitRate
-    keyInterval = max(1, frameRate)
+    keyInterval = max(1, 2 * frameRate)
     self.threads = max(1, threads)
     self.preset = preset
   }
@@ -147,6 +147,8 @@ public final class H264Encoder: @unchecked Sendable {
     av_opt_set(c.pointee.priv_data, "preset", settings.preset.x264Preset, 0)
     if let parameters = settings.preset.x264Parameters { av_opt_set(c.pointee.priv_data, "x264-params", parameters, 0) }
     av_opt_set(c.pointee.priv_data, "profile", "high", 0)
+    // A picture asked to be a keyframe is an IDR picture, which a player can start from.
+    av_opt_set(c.pointee.priv_data, "forced-idr", "1", 0)
     var status = avcodec_open2(c, codec, nil)
     guard status >= 0 else {
       avcodec_free_context(&self.context)
@@ -167,8 +169,10 @@ public final class H264Encoder: @unchecked Sendable {
   }
 
   /// One picture in, captured at `timestamp`; the packets that are ready out (none for the first few).
-  public func encode(_ picture: H264Picture, timestamp: Int64) throws(CodecError) -> [H264Packet] {
+  /// `keyframe`: this picture is an IDR picture, whatever the count since the last one.
+  public func encode(_ picture: H264Picture, timestamp: Int64, keyframe: Bool = false) throws(CodecError) -> [H264Packet] {
     picture.frame.pointee.pts = nextPTS
+    picture.frame.pointee.pict_type = keyframe ? AV_PICTURE_TYPE_I : AV_PICTURE_TYPE_NONE
     timestamps[nextPTS] = timestamp
     nextPTS += 1
     let status = avcodec_send_frame(context, picture.frame)

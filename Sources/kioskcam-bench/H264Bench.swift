@@ -81,7 +81,7 @@ private func recordH264(
     passthrough: sources[0].format == .mjpeg, codec: .h264, h264Preset: preset, tag: "bench")
   for index in 0..<frames {
     // Wait rather than drop: this measures what the recorder sustains, not what it sheds.
-    while recorder.pending >= MovieRecorder.queueBound { usleep(200) }
+    while recorder.pending >= recorder.queueBound { usleep(200) }
     recorder.submit(sources[index % sources.count], timestamp: Int64(index) * 33_333_333, sequence: UInt32(index))
   }
   let summary = try? recorder.stopAndWait().get()
@@ -99,7 +99,7 @@ private func recordMJPEG(_ sources: [StillFrame], width: Int, height: Int, frame
     roll: roll, width: width, height: height, frameRate: 30, preset: .high, sourceFormat: "MJPG", passthrough: true,
     tag: "bench")
   for index in 0..<frames {
-    while recorder.pending >= MovieRecorder.queueBound { usleep(200) }
+    while recorder.pending >= recorder.queueBound { usleep(200) }
     recorder.submit(sources[index % sources.count], timestamp: Int64(index) * 33_333_333, sequence: UInt32(index))
   }
   guard let summary = try? recorder.stopAndWait().get() else { throw BenchFailure.lostFrames }

@@ -168,27 +168,36 @@ extension BoardDeviceTests {
     }
   }
 
-  @Test func aRecordingKilledWithSIGKILLIsRecoveredAtTheNextStart() throws {
-    let (config, roll) = try movieConfig("moviekill")
-    let (start, uptime) = try Board.withService("moviekill", config: config) {
-      _ = try startRecording("moviekill")
+  /// Motion-JPEG, and H.264, whose recovered file Chromium must play as well.
+  @Test(arguments: ["mjpeg", "h264"])
+  func aRecordingKilledWithSIGKILLIsRecoveredAtTheNextStart(codec: String) throws {
+    let service = "moviekill-\(codec)"
+    let (config, roll) = try movieConfig(service, codec: codec == "h264" ? "h264" : nil)
+    let (start, uptime) = try Board.withService(service, config: config) {
+      _ = try startRecording(service)
       Thread.sleep(forTimeInterval: 4)
       // The movie's time starts at its first frame's timestamp, which the service logs.
-      let firstFrame = try Board.logs("moviekill").split(separator: "\n").first { $0.contains("kioskcam: movie first frame") }
+      let firstFrame = try Board.logs(service).split(separator: "\n").first { $0.contains("kioskcam: movie first frame") }
       let start = try #require(firstFrame?.split(separator: " ").last.flatMap { Double($0) })
       let uptime = try Board.run("cat /proc/uptime").stdout.split(separator: " ").first.flatMap { Double($0) }
-      try Board.kill("moviekill", signal: "KILL")
+      try Board.kill(service, signal: "KILL")
       return (start, uptime)
     }
     #expect(try hiddenFiles(in: roll).count == 1, "the interrupted recording is there, hidden")
 
-    try Board.withService("moviekill", config: config) {
-      let file = "DCIM/100KIOSK/IMG_0001.MOV"
-      let logged = try #require(try loggedMovie("moviekill", file))
-      #expect(try Board.logs("moviekill").contains("kioskcam: movie \(file) recovered"))
+    try Board.withService(service, config: config) {
+      let file = "DCIM/100KIOSK/IMG_0001.\(codec == "h264" ? "MP4" : "MOV")"
+      let logged = try #require(try loggedMovie(service, file))
+      #expect(try Board.logs(service).contains("kioskcam: movie \(file) recovered"))
       #expect(try hiddenFiles(in: roll).isEmpty, "never left hidden")
       let movie = try probeMovie("\(roll)/\(file)")
-      #expect(movie.codec == "mjpeg")
+      #expect(movie.codec == codec)
+      if codec == "h264" {
+        let played = try Board.host(["\(Board.repository)/board/virtual/play-movie.py", "\(roll)/\(file)"])
+        let result = try JSONSerialization.jsonObject(with: Data(played.stdout.utf8)) as? [String: Any]
+        #expect(result?["error"] == nil && result?["ended"] as? Bool == true, "chromium: \(played.stdout) \(played.stderr)")
+        #expect(abs((result?["duration"] as? Double ?? -1) - movie.seconds) <= 0.1 + 0.001, "chromium's length, ffprobe's")
+      }
       #expect(movie.frames == logged.frames)
       #expect(movie.ffmpeg.isEmpty, "ffmpeg: \(movie.ffmpeg)")
       // It plays up to within a second of the kill (by the guest's monotonic clock, which vivid stamps with).
