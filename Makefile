@@ -21,9 +21,10 @@ DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-d
   v4l-utils gpiod libdrm-tests socat xz-utils bc flex bison libelf-dev kmod make gcc \
   libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg \
   systemd shellcheck pyflakes3 openssh-server rsync \
-  libyuv-dev zlib1g-dev console-setup-linux libavcodec-dev libavutil-dev chromium
+  libyuv-dev zlib1g-dev console-setup-linux libavcodec-dev libavutil-dev chromium \
+  dmsetup e2fsprogs dosfstools
 
-.PHONY: all deps build release test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench clean
+.PHONY: all deps build release test storage-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench clean
 
 all: build
 
@@ -61,6 +62,7 @@ board-stop:
 ## anything it reports fails.
 board-lint: deps
 	pyflakes3 board/virtual/kioskboard board/virtual/board board/virtual/guest-agent.py board/virtual/sandbox-probe.py \
+	  board/virtual/replay-log-writes.py board/virtual/guest-roll-check.py \
 	  board/virtual/front-panel-test.py board/virtual/play-movie.py board/virtual/webcam.py
 
 ## test: the board's Python checked, then unit tests, file-format tests with real peers, then device tests on
@@ -69,6 +71,17 @@ test: deps board-lint release
 	swift build --build-tests
 	$(BOARD) start
 	@set -o pipefail; KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_BINARY=$(KIOSKCAM) swift test --skip-build 2>&1 | tee $(BOARD_DIR)/test.log; \
+	status=$$?; $(BOARD) stop; exit $$status
+
+## storage-test: the card's long tests (board/virtual/guest-card.sh, Tests/DeviceTests/*Card*, PowerCut*): a slow
+## card (dm-delay) beside a healthy one, a failing and a pulled card, and the power cut replayed at every
+## flush, FUA and mark of a session and 100 random points, on ext4 and vfat (hours: not in `make test`, which
+## runs a sample).
+storage-test: deps board-lint release
+	swift build --build-tests
+	$(BOARD) start
+	@set -o pipefail; KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_STORAGE_TESTS=full KIOSKCAM_BINARY=$(KIOSKCAM) \
+	  swift test --skip-build --filter 'Card|PowerCut' 2>&1 | tee $(BOARD_DIR)/storage-test.log; \
 	status=$$?; $(BOARD) stop; exit $$status
 
 ## panel-test: `make run` tried as a newcomer would, in chromium and with the sftp, scp and rsync commands it

@@ -175,6 +175,12 @@ public final class MovieRecorder: Sendable {
   }
 
   public var dropped: Int { handover.withLock { $0.dropped + $0.failed } }
+  /// Frames lost before they reached `submit` (the camera's sequence gaps, a queue in front of this one):
+  /// the record counts them with the ones dropped here.
+  public func countDropped(_ frames: Int) {
+    guard frames > 0 else { return }
+    handover.withLock { $0.dropped += frames }
+  }
   /// The write that failed (ENOSPC, EIO), once one has: the recording cannot go on.
   public var writeFailure: String? { handover.withLock { $0.writeError } }
   /// Frames taken and not yet written: the benchmark waits on it instead of dropping.

@@ -255,7 +255,7 @@ extension BoardDeviceTests {
     let (config, roll) = try movieConfig("movielow", quality: "low")
     try Board.withService("movielow", config: config) {
       _ = try startRecording("movielow")
-      #expect(try Board.logs("movielow").contains("movie recording YUYV 640x360 as 320x180, quality low"))
+      #expect(try Board.logs("movielow").contains("movie recording YUYV 640x360 as 320x180, Motion-JPEG, quality low"))
       Thread.sleep(forTimeInterval: 2)
       #expect(try Board.run("\(Board.binary) shutter").status == 0)
       let file = "DCIM/100KIOSK/IMG_0001.MOV"

@@ -9,6 +9,7 @@
 #   /dev/video0      vivid, video capture node (75% colour bars, OSD off)
 #   /dev/gpiochip0   gpio-sim, one bank of 8 named lines (label kioskcam-gpio)
 #   /dev/dri/card0   bochs-drm on QEMU's bochs-display
+#   /dev/mapper/card the card (virtio-blk /dev/vda under device-mapper), mounted at /run/kioskcam-card
 set -eu
 
 share=$1
@@ -106,6 +107,9 @@ done
 # A stable picture: no OSD text (it carries a changing time stamp and counters).
 v4l2-ctl -d /dev/video0 -c osd_text_mode=2 || fail "cannot turn vivid's OSD off"
 v4l2-ctl -d /dev/video1 -c osd_text_mode=2 || fail "cannot turn vivid's OSD off on video1"
+
+# --- storage: the card (virtio-blk, device-mapper), ext4 at /run/kioskcam-card ----------------
+sh "$here/guest-card.sh" init || fail "the card did not come up (guest-card.sh init)"
 
 log "devices ready: /dev/video0 /dev/video1 /dev/dri/card0 /dev/$chip"
 exec /usr/bin/python3 "$here/guest-agent.py" "$share" "$cfg"

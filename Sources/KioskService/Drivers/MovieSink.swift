@@ -1,11 +1,19 @@
 import CameraRoll
 import Capture
+import Dispatch
+import Imaging
 import KioskCore
 import LinuxIO
+import Synchronization
 import VideoCodec
 
 /// Movies: a recorder from the kiosk's start to its stop, fed the ring's frames the kiosk says belong to the
-/// movie. The loop only hands frames over; encoding, writing and fsync are the recorder's workers'.
+/// movie. The loop only hands frames over; opening the file, encoding, writing and fsync are workers'.
+///
+/// Opening a recording is disk work (the hidden file created, its folder and header fsynced: over a second on
+/// a card that takes 200 ms a write), so it runs on `opener`; the frames that come meanwhile wait in a queue
+/// as long as the recorder's, and frames past it, like frames the camera lost between two the movie got (a
+/// gap in the driver's sequence numbers), count as dropped.
 final class MovieSink: MovieDriver {
   private let config: Config
   private let source: any FrameSource
@@ -15,8 +23,27 @@ final class MovieSink: MovieDriver {
   private let h264Preset: H264Preset
   private let results: Mailbox<ServiceEvent>
   private let post: (ServiceEvent) -> Void
+  private let opener = DispatchQueue(label: "kioskcam.movie-open")
+
+  /// The recorder once the opener has it; the loop takes the lock only to look.
+  private final class Opening: Sendable {
+    let recorder = Mutex<MovieRecorder?>(nil)
+  }
+
+  /// A frame taken while the recording was still being opened.
+  private struct Waiting: Sendable {
+    let still: StillFrame
+    let timestamp: Int64
+    let sequence: UInt32
+    let crop: PixelRect?
+  }
+
   /// The movie being recorded, between the kiosk's startMovie and stopMovie.
-  private var recorder: MovieRecorder?
+  private var current: Opening?
+  private var waiting: [Waiting] = []
+  /// Dropped before the recorder could count them: frames past the waiting queue, and sequence gaps.
+  private var droppedHere = 0
+  private var lastSequence: UInt32?
   private(set) var saved = 0
   private(set) var failures = 0
 
@@ -33,58 +60,100 @@ final class MovieSink: MovieDriver {
     self.post = post
   }
 
-  var isRecording: Bool { recorder != nil }
-  /// Frames the recording in progress could not keep up with.
-  var dropped: Int { recorder?.dropped ?? 0 }
+  var isRecording: Bool { current != nil }
+  /// Frames the recording in progress could not keep up with, or the camera lost.
+  var dropped: Int { (current?.recorder.withLock { $0?.dropped } ?? 0) + droppedHere }
 
   func start(at time: Instant) {
     guard let format = source.streamFormat, let roll else {
       post(.kiosk(.movieFailed(reason: "no camera or no roll", at: now())))
       return
     }
-    do {
-      let recorder = try MovieRecorder(
-        roll: roll, width: format.width, height: format.height, frameRate: config.camera.frameRate,
-        preset: config.movie.quality, sourceFormat: format.format.fourcc, passthrough: format.format == .mjpeg,
-        codec: codec, h264Preset: h264Preset, tag: WallClock.uniqueID())
-      self.recorder = recorder
-      // The start on CLOCK_MONOTONIC, the clock of the frames: how much a crash lost can be told from the log.
-      log(
-        "movie recording \(format.format.fourcc) \(format.width)x\(format.height) as \(recorder.width)x\(recorder.height), "
-          + "\(recorder.encoding), quality \(config.movie.quality.rawValue), from \(time)")
-    } catch {
-      post(.kiosk(.movieFailed(reason: "\(error)", at: now())))
+    let opening = Opening()
+    current = opening
+    waiting = []
+    droppedHere = 0
+    lastSequence = nil
+    let (frameRate, quality, codec, h264Preset, results) = (
+      config.camera.frameRate, config.movie.quality, codec, h264Preset, results
+    )
+    opener.async {
+      do {
+        let recorder = try MovieRecorder(
+          roll: roll, width: format.width, height: format.height, frameRate: frameRate, preset: quality,
+          sourceFormat: format.format.fourcc, passthrough: format.format == .mjpeg, codec: codec, h264Preset: h264Preset,
+          tag: WallClock.uniqueID())
+        opening.recorder.withLock { $0 = recorder }
+        // The start on CLOCK_MONOTONIC, the clock of the frames: how much a crash lost can be told from the log.
+        log(
+          "movie recording \(format.format.fourcc) \(format.width)x\(format.height) as \(recorder.width)x\(recorder.height), "
+            + "\(recorder.encoding), quality \(quality.rawValue), from \(time)")
+      } catch {
+        results.post(.movieFailed("\(error)"))
+      }
     }
   }
 
   func record(_ frame: FrameInfo) {
-    guard let recorder, let captured = source.captured(frame) else { return }
-    recorder.submit(captured.still, timestamp: frame.timestamp.nanoseconds, sequence: frame.sequence, crop: captured.crop)
+    guard let current, let captured = source.captured(frame) else { return }
+    if let last = lastSequence, frame.sequence > last &+ 1 { droppedHere += Int(frame.sequence - last - 1) }
+    lastSequence = frame.sequence
+    let next = Waiting(
+      still: captured.still, timestamp: frame.timestamp.nanoseconds, sequence: frame.sequence, crop: captured.crop)
+    guard let recorder = current.recorder.withLock({ $0 }) else {
+      if waiting.count < MovieRecorder.queueBound { waiting.append(next) } else { droppedHere += 1 }
+      return
+    }
+    hand(waiting + [next], to: recorder)
+    waiting = []
     if let failure = recorder.writeFailure {
       // The kiosk stops the recording at once: the file is kept up to its last whole fragment.
       post(.kiosk(.movieFailed(reason: "write failed: \(failure)", at: now())))
     }
   }
 
+  /// Frames and the drops counted here, into the recorder (from the loop, or from the opener once it is done).
+  private func hand(_ frames: [Waiting], to recorder: MovieRecorder) {
+    for frame in frames {
+      recorder.submit(frame.still, timestamp: frame.timestamp, sequence: frame.sequence, crop: frame.crop)
+    }
+    recorder.countDropped(droppedHere)
+    droppedHere = 0
+  }
+
   func stop(at time: Instant) {
-    guard let recorder else { return }
-    self.recorder = nil
-    let results = results
-    recorder.stop(at: time.nanoseconds) { result in
-      switch result {
-      case .success(let summary):
-        MovieSummary.report(result)
-        results.post(.movieSaved(summary))
-      case .failure(let error):
-        results.post(.movieFailed("\(error)"))
+    guard let opening = current else { return }
+    current = nil
+    let (frames, dropped, results) = (waiting, droppedHere, results)
+    waiting = []
+    droppedHere = 0
+    // Behind the opening, so a stop right after the start finds the recorder there (or its failure reported).
+    opener.async {
+      guard let recorder = opening.recorder.withLock({ $0 }) else { return }
+      for frame in frames {
+        recorder.submit(frame.still, timestamp: frame.timestamp, sequence: frame.sequence, crop: frame.crop)
+      }
+      recorder.countDropped(dropped)
+      recorder.stop(at: time.nanoseconds) { result in
+        switch result {
+        case .success(let summary):
+          MovieSummary.report(result)
+          results.post(.movieSaved(summary))
+        case .failure(let error):
+          results.post(.movieFailed("\(error)"))
+        }
       }
     }
   }
 
   /// Stopped by a signal while recording: the movie is finished and published before the service goes.
   func finishAtExit() {
-    guard let recorder else { return }
-    self.recorder = nil
+    guard let opening = current else { return }
+    current = nil
+    opener.sync {}
+    guard let recorder = opening.recorder.withLock({ $0 }) else { return }
+    hand(waiting, to: recorder)
+    waiting = []
     MovieSummary.report(recorder.stopAndWait())
   }
 

@@ -11,6 +11,7 @@ import subprocess
 import threading
 import time
 
+from . import disk
 from .client import TERMINAL
 from .errors import BoardError
 from .state import REPO, _killpg, _under_tmp, _unlink, kernel_image
@@ -197,6 +198,7 @@ def _vng_command(paths, forwards=None):
             "hostfwd=tcp:127.0.0.1:%d-:%d" % (host, guest)
             for guest, host in sorted((forwards or {g: 0 for g in GUEST_PORTS}).items())),
         "-device virtio-net-pci,netdev=kcnet",
+        disk.drive_option(paths),
     ])
     guest_env = "KIOSKCAM_BOARD_CWD=%s" % shlex.quote(REPO if os.path.isdir(REPO) else "/")
     if _under_tmp(REPO):

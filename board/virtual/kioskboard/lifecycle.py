@@ -64,7 +64,7 @@ def start(timeout=None, quiet=False, paths=None):
                 raise BoardError("module build failed: %s" % (msg[-1] if msg else "?"))
             os.makedirs(paths.guest, exist_ok=True)
             os.makedirs(paths.logs, exist_ok=True)
-            for name in ("guest-init.sh", "guest-agent.py"):
+            for name in ("guest-init.sh", "guest-agent.py", "guest-card.sh"):
                 shutil.copy2(os.path.join(HERE, name), os.path.join(paths.guest, name))
             for ko in MODULES:
                 shutil.copy2(os.path.join(paths.state, ko), os.path.join(paths.guest, ko))

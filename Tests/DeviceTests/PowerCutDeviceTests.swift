@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+/// Power cuts at every point that matters (xfstests' generic/482 method): dm-log-writes records every write,
+/// flush and FUA of a session on the card; board/virtual/replay-log-writes.py rebuilds the card as it stood at
+/// chosen points, and at each board/virtual/guest-cut-check.sh runs fsck, mounts, starts the service (its
+/// start-up recovery) and checks the roll. In the serialized board suite: the session holds the camera.
+extension BoardDeviceTests {
+  /// One point of the replay as the check found it.
+  struct CutPoint: Decodable {
+    struct Check: Decodable {
+      let fsck: Int?
+      let recovery: String?
+      let roll: RollCheck?
+      let error: String?
+    }
+    let point: Int
+    let flags: String
+    let mark: String?
+    let status: Int
+    let check: Check
+  }
+
+  /// A session on a card recorded from its mkfs on: `stills` presses, a movie, another killed (SIGKILL)
+  /// mid-recording and published by the next start, a still after. After each item is published (its log
+  /// line), a mark `after:FILE` goes into the log: from there on, a cut must keep FILE. Returns the config
+  /// and the files the session published, in order.
+  func recordSession(_ name: String, fileSystem: String, stills: Int) throws -> (config: String, files: [String]) {
+    try Card.card("record \(fileSystem)")
+    let (config, _) = try movieConfig(name, edit: Card.roll(name))
+    var files: [String] = []
+    func published(_ file: String) throws {
+      files.append(file)
+      try Card.card("mark after:\(file)")
+    }
+    func still() throws {
+      let file = "DCIM/100KIOSK/IMG_\(String(format: "%04d", files.count + 1)).JPG"
+      try press(name, expecting: file)
+      try published(file)
+    }
+    try Board.withService(name, config: config) {
+      for _ in 0..<stills { try still() }
+      _ = try startRecording(name)
+      Thread.sleep(forTimeInterval: 2)
+      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      try Board.waitFor("the movie") { Card.movies(in: try Board.logs(name)).count == 1 }
+      try published(Card.movies(in: try Board.logs(name))[0])
+      _ = try startRecording(name)
+      try Board.waitFor("the first frame") {
+        try Board.logs(name).split(separator: "\n").filter { $0.contains("movie first frame") }.count == 2
+      }
+      Thread.sleep(forTimeInterval: 1.5)
+      try Board.kill(name, signal: "KILL")
+    }
+    try Board.withService(name, config: config) {
+      let log = try Board.logs(name)
+      let recovered = Card.movies(in: log)
+      try #require(recovered.count == 1, "the killed recording recovered at the start: \(log)")
+      try published(recovered[0])
+      _ = try Board.run("\(Board.binary) mode still")
+      try still()
+    }
+    try Card.card("unrecord")
+    return (config, files)
+  }
+
+  /// Replays the card's log at `points` (replay-log-writes.py's --points, --limit) and checks each.
+  func replayCuts(_ config: String, fileSystem: String, points: String, limit: Int) throws -> [CutPoint] {
+    try Card.card("replay-reset")
+    let check = "CONF=\(config) KIOSKCAM=\(Board.binary) FS=\(fileSystem) sh board/virtual/guest-cut-check.sh"
+    let replay = try Board.run(
+      "/usr/bin/python3 board/virtual/replay-log-writes.py replay /dev/mapper/card-log /dev/mapper/card-replay "
+        + "--start-mark mkfs --points \(points) --limit \(limit) --check '\(check)'", timeout: 36000)
+    let lines = replay.stdout.split(separator: "\n")
+    print("power cut: \(lines.first ?? "no output") \(replay.stderr)")
+    return try lines.dropFirst().map { try JSONDecoder().decode(CutPoint.self, from: Data($0.utf8)) }
+  }
+
+  /// The roll's promises at every cut: fsck repaired or clean and then clean, the card mounts, the service
+  /// starts, every visible file whole, nothing hidden left after the start, each record agreeing with its
+  /// file, every file the session published before the point's mark there with it, and no number ever
+  /// naming anything but what the session gave it. Prints a line for each point that found anything.
+  func expectSound(_ cuts: [CutPoint], published files: [String], _ label: String) {
+    #expect(!cuts.isEmpty, "\(label): no point replayed")
+    var repaired = 0
+    for cut in cuts {
+      let roll = cut.check.roll
+      let promised = cut.mark.flatMap { mark in
+        files.firstIndex { "after:\($0)" == mark }.map { Array(files[...$0]) }
+      } ?? []
+      let visible = roll?.visible.map(\.file) ?? []
+      var found: [String] = []
+      if cut.status != 0 || cut.check.error != nil { found.append("check failed: \(cut.check.error ?? "status \(cut.status)")") }
+      found += roll?.problems ?? []
+      if let hidden = roll?.hidden, !hidden.isEmpty { found.append("hidden after the start: \(hidden)") }
+      let lost = promised.filter { !visible.contains($0) }
+      if !lost.isEmpty { found.append("published before the cut, gone: \(lost)") }
+      let strangers = visible.filter { !files.contains($0) }
+      if !strangers.isEmpty { found.append("a number the session used for something else: \(strangers)") }
+      if (cut.check.fsck ?? 0) > 0 { repaired += 1 }
+      if !found.isEmpty || !(cut.check.recovery ?? "").isEmpty {
+        print("power cut \(label): point \(cut.point) \(cut.flags) after \(cut.mark ?? "-"): fsck \(cut.check.fsck ?? -1), "
+          + "visible \(visible.count), recovery [\(cut.check.recovery ?? "")]\(found.isEmpty ? "" : ", FOUND \(found)")")
+      }
+      #expect(found.isEmpty, "\(label) point \(cut.point) \(cut.flags) after \(cut.mark ?? "-"): \(found)")
+    }
+    print("power cut \(label): \(cuts.count) points replayed, fsck repaired \(repaired), session \(files)")
+  }
+
+  /// `make test`'s sample: a short session on ext4, replayed at two random points between its mkfs and its end
+  /// (each point costs most of a minute on the emulated board). `make power-cut-test` replays every point of longer sessions on ext4 and vfat.
+  @Test func aPowerCutAtASampleOfPointsLeavesAWholeRoll() throws {
+    let (config, files) = try recordSession("cutsample", fileSystem: "ext4", stills: 2)
+    let cuts = try replayCuts(config, fileSystem: "ext4", points: "random:2", limit: 2)
+    expectSound(cuts, published: files, "ext4 sample")
+  }
+
+  @Test(.enabled(if: Card.full, "make power-cut-test runs it"), arguments: ["ext4", "vfat"])
+  func aPowerCutAtEveryPointLeavesAWholeRoll(fileSystem: String) throws {
+    let (config, files) = try recordSession("cutall\(fileSystem)", fileSystem: fileSystem, stills: 20)
+    let cuts = try replayCuts(config, fileSystem: fileSystem, points: "all", limit: 0)
+    expectSound(cuts, published: files, "\(fileSystem) every point")
+  }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Testing
+
+/// The roll on the board's memory card (Board+Storage.swift): a real block device with a real file system,
+/// healthy, slow, failing, pulled and cut off. In the serialized board suite: every test here holds the camera.
+extension BoardDeviceTests {
+  /// Stills and a movie onto the card, as cards come formatted (ext4 as the appliance ships, vfat as cards
+  /// are sold and read on a PC): every file whole by the peers, numbers once, a record for each. Over a minute
+  /// each on the emulated board: `make storage-test` (make test's card tests are on ext4).
+  @Test(.enabled(if: Card.full, "make storage-test runs it"), arguments: ["ext4", "vfat"])
+  func theRollOnTheCardTakesStillsAndAMovie(fileSystem: String) throws {
+    try Card.format(fileSystem)
+    let name = "card\(fileSystem)"
+    let (config, _) = try movieConfig(name, edit: Card.roll(name))
+    let log = try Board.withService(name, config: config) {
+      try press(name, expecting: "DCIM/100KIOSK/IMG_0001.JPG")
+      try press(name, expecting: "DCIM/100KIOSK/IMG_0002.JPG")
+      _ = try startRecording(name)
+      Thread.sleep(forTimeInterval: 2)
+      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      try Board.waitFor("the movie") { !Card.movies(in: try Board.logs(name)).isEmpty }
+      return try Board.logs(name)
+    }
+    let movie = try #require(Card.movies(in: log).first)
+    #expect(movie.hasPrefix("DCIM/100KIOSK/IMG_0003."), "\(movie)")
+    let found = try Card.check()
+    print("card \(fileSystem): \(found.visible.map { "\($0.file) \($0.bytes) B\($0.frames.map { ", \($0) frames" } ?? "")" })")
+    #expect(found.problems.isEmpty, "\(found.problems)")
+    #expect(found.visible.map(\.file) == ["DCIM/100KIOSK/IMG_0001.JPG", "DCIM/100KIOSK/IMG_0002.JPG", movie])
+    #expect(found.hidden.isEmpty && found.unrecorded.isEmpty && found.records == 3, "\(found.hidden) \(found.unrecorded)")
+    #expect((found.visible.last?.frames ?? 0) > 1)
+    let mounted = try Board.run("findmnt -n -o FSTYPE,SOURCE \(Card.mount)").stdout.split(whereSeparator: \.isWhitespace)
+    #expect(mounted == [fileSystem[...], "/dev/mapper/card"], "\(mounted)")
+  }
+}

@@ -1,0 +1,153 @@
+#!/bin/sh
+# kioskcam virtual board: the memory card, in the guest (`board run -- sh board/virtual/guest-card.sh CMD`).
+#
+# The board's disk (/dev/vda, .build/board/card.img, kioskboard/disk.py) is cut by dm-linear into:
+#   card-raw     the card's medium (CARD_MB)
+#   card-replay  as large: where replay-log-writes.py rebuilds the card as it stood at a point of its log
+#   card-log     dm-log-writes' log of every write, flush and FUA to the card while recording
+# and /dev/mapper/card, the card the file system is on, is card-raw through one table at a time:
+#   linear (healthy), delay (a slow card), flakey (a failing one), error (pulled), log-writes (recorded).
+# Tables are swapped under the mounted file system (suspend, load, resume), as xfstests' dmflakey does.
+#
+# usage: guest-card.sh init | format ext4|vfat | slow MS | fail | heal | pull | back
+#                      | record [ext4|vfat] | mark NAME | unrecord
+#                      | replay-reset | status
+set -eu
+
+CARD_MB=128   # kioskboard/disk.py: CARD_MB, LOG_MB
+LOG_MB=512
+MOUNT=/run/kioskcam-card
+STATE=/run/kioskcam-card.state   # the card's file system type, and fsck's answer at boot
+
+die() { echo "guest-card: $*" >&2; exit 1; }
+sectors() { echo $(($1 * 2048)); }
+CARD=$(sectors $CARD_MB)
+
+table() {  # swap /dev/mapper/card to the given table (one line)
+    dmsetup suspend --nolockfs card
+    echo "$1" | dmsetup load card || { dmsetup resume card; die "cannot load: $1"; }
+    dmsetup resume card
+}
+linear() { echo "0 $CARD linear /dev/mapper/card-raw 0"; }
+fstype() { sed -n 1p "$STATE" 2>/dev/null || echo ext4; }
+
+check() {  # fsck the card; 0 clean, 1 repaired are both a card that mounts
+    rc=0
+    case $(fstype) in
+        ext4) e2fsck -fy /dev/mapper/card >/dev/null 2>&1 || rc=$? ;;
+        vfat) fsck.vfat -a -w /dev/mapper/card >/dev/null 2>&1 || rc=$? ;;
+    esac
+    [ "$rc" -le 1 ] || die "fsck of the card exited $rc"
+    echo "$rc"
+}
+
+mount_card() {
+    mkdir -p "$MOUNT"
+    case $(fstype) in
+        ext4) mount -t ext4 /dev/mapper/card "$MOUNT" ;;
+        vfat) mount -t vfat -o flush /dev/mapper/card "$MOUNT" ;;
+    esac
+}
+
+zero() { blkdiscard -z "$1" 2>/dev/null || dd if=/dev/zero of="$1" bs=1M oflag=direct 2>/dev/null || true; }
+
+unmount_card() { ! mountpoint -q "$MOUNT" || umount "$MOUNT"; }
+
+mkfs_card() {
+    # A write error the old file system left on the device is reported to the next opener's fsync once:
+    # take it here, not in mkfs.
+    dd if=/dev/mapper/card of=/dev/mapper/card bs=4096 count=1 conv=notrunc,fsync 2>/dev/null || true
+    case $1 in
+        ext4) mkfs.ext4 -q -F -L KIOSKROLL /dev/mapper/card ;;
+        vfat) mkfs.vfat -F 32 -n KIOSKROLL /dev/mapper/card >/dev/null ;;
+        *) die "no such file system: $1 (ext4, vfat)" ;;
+    esac
+    echo "$1" > "$STATE"
+}
+
+case ${1:-} in
+init)
+    for m in virtio_blk loop dm-mod dm-delay dm-flakey dm-log-writes dm-snapshot; do modprobe "$m" || die "modprobe $m"; done
+    n=0
+    while [ ! -b /dev/vda ]; do
+        n=$((n + 1)); [ "$n" -lt 100 ] || die "no /dev/vda (the board's disk)"; sleep 0.1
+    done
+    [ "$(blockdev --getsz /dev/vda)" -ge $((2 * CARD + $(sectors $LOG_MB))) ] || die "/dev/vda is too small"
+    echo "0 $CARD linear /dev/vda 0" | dmsetup create card-raw
+    echo "0 $CARD linear /dev/vda $CARD" | dmsetup create card-replay
+    echo "0 $(sectors $LOG_MB) linear /dev/vda $((2 * CARD))" | dmsetup create card-log
+    linear | dmsetup create card
+    # The card keeps what it holds across boots (a power cut is a QEMU kill): check it and mount it, as an
+    # appliance does at boot; a blank one becomes ext4.
+    found=$(blkid -o value -s TYPE /dev/mapper/card || true)
+    case $found in
+        ext4|vfat) echo "$found" > "$STATE"; fsck=$(check); echo "fsck $fsck" >> "$STATE" ;;
+        *) mkfs_card ext4 ;;
+    esac
+    mount_card
+    echo "guest-card: $(fstype) on /dev/mapper/card at $MOUNT"
+    ;;
+format)
+    unmount_card
+    table "$(linear)"
+    mkfs_card "${2:-ext4}"
+    mount_card
+    ;;
+slow)
+    # dm-delay: reads undelayed, writes (and with them flushes and FUA) MS late.
+    table "0 $CARD delay /dev/mapper/card-raw 0 0 /dev/mapper/card-raw 0 ${2:?slow MS}"
+    ;;
+fail)
+    # dm-flakey, down for good: every write fails with EIO, reads still work.
+    table "0 $CARD flakey /dev/mapper/card-raw 0 0 86400 1 error_writes"
+    ;;
+heal)
+    table "$(linear)"
+    ;;
+pull)
+    # The card gone: every I/O fails, and the mount point goes as an automounter takes it away.
+    table "0 $CARD error"
+    ! mountpoint -q "$MOUNT" || umount -l "$MOUNT"
+    ;;
+back)
+    # Wait for the detached file system to let go of the device (its last open file closed), then as at boot.
+    n=0
+    while [ "$(dmsetup info -c --noheadings -o open card)" -gt 0 ]; do
+        n=$((n + 1)); [ "$n" -lt 300 ] || die "the old mount still holds the card"; sleep 0.1
+    done
+    table "$(linear)"
+    check >/dev/null
+    mount_card
+    ;;
+record)
+    # A fresh file system made through dm-log-writes on a zeroed card, so that the log holds everything from
+    # there on and a zeroed replay target (`replay-reset`) rebuilds it exactly.
+    unmount_card
+    table "$(linear)"
+    zero /dev/mapper/card-raw
+    dd if=/dev/zero of=/dev/mapper/card-log bs=4096 count=1 oflag=direct 2>/dev/null
+    table "0 $CARD log-writes /dev/mapper/card-raw /dev/mapper/card-log"
+    mkfs_card "${2:-ext4}"
+    dmsetup message card 0 mark mkfs
+    mount_card
+    ;;
+mark)
+    dmsetup message card 0 mark "${2:?mark NAME}"
+    ;;
+unrecord)
+    unmount_card
+    table "$(linear)"
+    ;;
+replay-reset)
+    zero /dev/mapper/card-replay
+    ;;
+status)
+    echo "table: $(dmsetup table card)"
+    echo "fs: $(fstype)"
+    sed -n 2p "$STATE" 2>/dev/null || true
+    mountpoint -q "$MOUNT" && echo "mounted at $MOUNT" || echo "not mounted"
+    ;;
+*)
+    die "usage: guest-card.sh init | format ext4|vfat | slow MS | fail | heal | pull | back | record [ext4|vfat] | mark NAME | unrecord | replay-reset | status"
+    ;;
+esac
