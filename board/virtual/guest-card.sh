@@ -51,7 +51,22 @@ mount_card() {
 
 zero() { blkdiscard -z "$1" 2>/dev/null || dd if=/dev/zero of="$1" bs=1M oflag=direct 2>/dev/null || true; }
 
-unmount_card() { ! mountpoint -q "$MOUNT" || umount "$MOUNT"; }
+# Other mount namespaces keep their own copy of the card's mount, and with it the device: the guest's systemd
+# (the appliance tests run it under `unshare --mount`) holds one for as long as it runs, so that mkfs says
+# "apparently in use by the system" and a pulled card is never let go. Each copy is taken away in its own
+# namespace. Arguments: umount's options (-l for a card pulled).
+unmount_everywhere() {
+    own=$(readlink /proc/self/ns/mnt)
+    # grep goes on past a process that ended meanwhile (awk would stop there).
+    grep -ls " $MOUNT " /proc/[0-9]*/mountinfo | cut -d/ -f3 |
+        while read -r pid; do
+            [ "$(readlink "/proc/$pid/ns/mnt")" = "$own" ] && continue
+            nsenter -t "$pid" -m umount "$@" "$MOUNT" 2>/dev/null || true
+        done
+    ! mountpoint -q "$MOUNT" || umount "$@" "$MOUNT"
+}
+
+unmount_card() { unmount_everywhere; }
 
 mkfs_card() {
     # A write error the old file system left on the device is reported to the next opener's fsync once:
@@ -107,7 +122,7 @@ heal)
 pull)
     # The card gone: every I/O fails, and the mount point goes as an automounter takes it away.
     table "0 $CARD error"
-    ! mountpoint -q "$MOUNT" || umount -l "$MOUNT"
+    unmount_everywhere -l
     ;;
 back)
     # Wait for the detached file system to let go of the device (its last open file closed), then as at boot.
