@@ -5,7 +5,6 @@ import CameraRoll
 import Dispatch
 import KioskCore
 import LinuxIO
-import VideoCodec
 
 /// The service: one event loop, the pure `Kiosk` behind the dispatcher's queue, and one driver per concern
 /// carrying out what the kiosk decides.
