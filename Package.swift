@@ -41,6 +41,8 @@ let package = Package(
     .target(name: "FontFile", dependencies: ["CZlib", "Imaging"]),
     .target(name: "Scaling", dependencies: ["CYUV", "Imaging"]),
     .target(name: "VideoCodec", dependencies: ["CAVCodec", "Imaging"]),
+    // The kernel's memory-to-memory stateful encoder and decoder (a Pi's bcm2835-codec; vicodec on the board).
+    .target(name: "V4L2Codec", dependencies: ["CV4L2", "LinuxIO"]),
 
     // Capture: frames to stills and movies on the roll, frame checks, the roll read back for review.
     // Workers' code, no loop and no device: the service, the tests and the bench share it.
@@ -58,6 +60,8 @@ let package = Package(
       ]
     ),
     .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),
+    // Raw pictures through V4L2Codec on a real codec node, as v4l2-ctl does: the board's codec tests run it.
+    .executableTarget(name: "kioskcam-m2m", dependencies: ["V4L2Codec"]),
     // `make bench`: each stage of a still, and movie recording, beside cjpeg and ffmpeg in the same run.
     .executableTarget(
       name: "kioskcam-bench", dependencies: [
@@ -78,6 +82,8 @@ let package = Package(
       name: "KioskServiceTests", dependencies: ["KioskService", "KioskCore", "Capture", "CameraRoll", "Imaging", "Preview"]),
     // The preview's hand-over and workers: newest wins, never out of order, never a wait on the loop.
     .testTarget(name: "PreviewTests", dependencies: ["Preview", "Imaging", "JPEGCodec", "KioskCore", "Scaling"]),
+    // Where raw pictures sit in a codec's buffers (the board's vicodec test drives the rest).
+    .testTarget(name: "V4L2CodecTests", dependencies: ["V4L2Codec"]),
     .testTarget(name: "CameraRollTests", dependencies: ["CameraRoll", "KioskCore", "LinuxIO"]),
     // The sd_notify sender against a datagram socket of the test's own, as systemd's would be.
     .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "KioskCore"]),

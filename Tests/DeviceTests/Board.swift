@@ -19,6 +19,14 @@ struct Board {
 
   static let isUp: Bool = whyNotUp == nil
 
+  /// A program of this package built beside the test bundle (`swift build --build-tests` builds them all),
+  /// or nil when it is not there.
+  static func tool(_ name: String) -> String? {
+    guard let bundle = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
+    let path = URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent(name).path
+    return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+  }
+
   /// Why the device tests cannot run here, or nil when they can.
   static let whyNotUp: String? = {
     guard let stateDirectory else { return "KIOSKCAM_BOARD_DIR is not set (make test sets it)" }

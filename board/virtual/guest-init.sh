@@ -7,6 +7,7 @@
 # Brings up the board's devices with their real kernel drivers, then runs the
 # agent that the host CLI talks to:
 #   /dev/video0      vivid, video capture node (75% colour bars, OSD off)
+#   /dev/video2-4    vicodec: FWHT stateful encoder, stateful decoder, stateless decoder (memory to memory)
 #   /dev/gpiochip0   gpio-sim, one bank of 8 named lines (label kioskcam-gpio)
 #   /dev/dri/card0   bochs-drm on QEMU's bochs-display
 #   /dev/mapper/card the card (virtio-blk /dev/vda under device-mapper), mounted at /run/kioskcam-card
@@ -50,6 +51,12 @@ fi
 # test uses) and /dev/video1 (a second camera for the camera button). Inputs are
 # vivid's defaults (webcam, TV, S-Video, HDMI).
 modprobe vivid n_devs=2 node_types=0x1,0x1 vid_cap_nr=0,1 || fail "modprobe vivid failed"
+
+# --- codec: vicodec ------------------------------------------------------------------
+# The kernel's virtual FWHT codec (built out of tree with the mem2mem framework), on the multi-planar API as
+# a Pi's bcm2835-codec speaks it: three memory-to-memory nodes (stateful encoder, stateful decoder,
+# stateless decoder) after the cameras. vivid has already loaded videodev, videobuf2 and mc.
+insmod "$(dirname "$module")/vicodec.ko" multiplanar=1 || fail "insmod vicodec.ko failed"
 
 # --- buttons: gpio-sim --------------------------------------------------------
 insmod "$module" || fail "insmod $module failed"

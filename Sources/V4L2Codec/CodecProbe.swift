@@ -1,0 +1,42 @@
+import CV4L2
+import LinuxIO
+
+/// One memory-to-memory codec node and the formats on its two queues, as found at probe time.
+public struct CodecInfo: Sendable, Equatable {
+  public let path: String
+  public let driver: String
+  public let card: String
+  /// What the codec takes in (its OUTPUT queue) and gives out (its CAPTURE queue), in the driver's order.
+  public let takes: [FourCC]
+  public let gives: [FourCC]
+
+  /// The raw formats among `raw` it encodes into `coded`, if it is such an encoder.
+  public func encodes(_ coded: FourCC, from raw: [FourCC]) -> [FourCC] {
+    gives.contains(coded) ? raw.filter(takes.contains) : []
+  }
+
+  /// `/dev/video11 (bcm2835-codec): YU12,NV12 to H264`
+  public var summary: String {
+    "\(path) (\(driver)): \(takes.map(\.description).joined(separator: ",")) to \(gives.map(\.description).joined(separator: ","))"
+  }
+}
+
+public enum CodecProbe {
+  /// Every `/dev/video*` node that is a multi-planar memory-to-memory device, in number order.
+  public static func codecs(in directory: String = "/dev") -> [CodecInfo] {
+    DirectoryListing.numberedNodes(in: directory, prefix: "video").compactMap { path in
+      guard let device = try? CodecDevice(path: path) else { return nil }
+      return CodecInfo(
+        path: path, driver: device.driver, card: device.card,
+        takes: device.formats(V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE), gives: device.formats(V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE))
+    }
+  }
+
+  /// The first codec that encodes `coded` from one of `raw` (the caller's preferred order).
+  public static func encoder(for coded: FourCC, from raw: [FourCC], among codecs: [CodecInfo]) -> (CodecInfo, FourCC)? {
+    for codec in codecs {
+      if let format = codec.encodes(coded, from: raw).first { return (codec, format) }
+    }
+    return nil
+  }
+}
