@@ -56,7 +56,7 @@ let package = Package(
       name: "KioskService",
       dependencies: [
         "KioskCore", "Imaging", "MediaFiles", "LinuxIO", "Camera", "Buttons", "Display", "JPEGCodec", "CameraRoll",
-        "FontFile", "Scaling", "Capture", "Preview", "VideoCodec",
+        "FontFile", "Scaling", "Capture", "Preview", "VideoCodec", "V4L2Codec",
       ]
     ),
     .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),

@@ -4,6 +4,7 @@ import Display
 import KioskCore
 import LinuxIO
 import MediaFiles
+import V4L2Codec
 import VideoCodec
 
 /// The adapters' side of the capability gate: each probe looks at the hardware and says in words what it found.
@@ -198,6 +199,19 @@ enum CapabilityProbe {
     return .pass(.zoom, (camera.map { "\($0.path): " } ?? "") + zoom.method)
   }
 
+  /// What the board's V4L2 codecs offer for H.264. Movies are encoded with libx264 today: the stateful
+  /// encoder code (V4L2Codec) is tested on vicodec, but the recorder does not yet feed it, so a codec node
+  /// that makes H264 is named here and not used.
+  static var v4l2Encoders: String {
+    let codecs = CodecProbe.codecs()
+    if let (codec, raw) = CodecProbe.encoder(for: .h264, from: [.yu12, .nv12], among: codecs) {
+      return "V4L2 H264 encoder \(codec.path) (\(codec.driver)) from \(raw) found, not used yet"
+    }
+    if codecs.isEmpty { return "no V4L2 codec" }
+    let drivers = Set(codecs.map(\.driver)).sorted().joined(separator: ", ")
+    return "no V4L2 H264 encoder among \(codecs.count) codec node\(codecs.count == 1 ? "" : "s") (\(drivers))"
+  }
+
   /// An H.264 encoder opened at the movie size and the camera's rate (every frame the camera sends is
   /// recorded), as a recording opens it, and the x264 preset that holds that rate here, measured.
   static func h264Encoder(_ config: Config) -> (result: ProbeResult, preset: H264Preset?) {
@@ -222,7 +236,8 @@ enum CapabilityProbe {
           .h264Encoder,
           "\(H264Encoder.identity): \(settings.width)x\(settings.height) at \(rate) fps on \(settings.threads) "
             + "thread\(settings.threads == 1 ? "" : "s"), \(configuration.profileName) profile, level "
-            + "\(configuration.levelName), \(settings.bitRate / 1000) kbit/s, preset \(choice.evidence)"),
+            + "\(configuration.levelName), \(settings.bitRate / 1000) kbit/s, preset \(choice.evidence); "
+            + v4l2Encoders),
         choice.preset
       )
     } catch {

@@ -3,6 +3,7 @@ import Camera
 import CameraRoll
 import Display
 import KioskCore
+import V4L2Codec
 
 /// One capability's verdict in the probe report.
 public struct CapabilityReport: Encodable, Sendable, Equatable {
@@ -21,6 +22,8 @@ public struct ProbeReport: Encodable, Sendable {
   /// For each card with a connected connector: whether a hardware plane could scale the camera's frames.
   public let displayPlanes: [PlaneDecision]
   public let gpioChips: [GPIOChipInfo]
+  /// Memory-to-memory codec nodes (a Pi's bcm2835-codec, the board's vicodec) and their formats.
+  public let codecs: [CodecInfo]
   public let storage: StorageInfo
   public let capabilities: [CapabilityReport]
   public let mediaTypes: [String]
@@ -35,6 +38,7 @@ public struct ProbeReport: Encodable, Sendable {
       .compactMap { try? PlaneProbe.probe(path: $0.path, sourceWidth: size.width, sourceHeight: size.height) }
     // Listed before the capability probes request button lines, so the listing shows who else holds them.
     gpioChips = GPIOProbe.list()
+    codecs = CodecProbe.codecs()
     storage = StorageInfo(path: config.roll.path)
     let gate = CapabilityGate(config)
     let results = CapabilityProbe.all(config)
@@ -85,6 +89,9 @@ public struct ProbeReport: Encodable, Sendable {
         lines.append("    \(line.offset) \(line.name ?? "-") \(line.direction)\(usage)")
       }
     }
+    lines.append("Codecs (memory to memory):")
+    if codecs.isEmpty { lines.append("  none") }
+    for codec in codecs { lines.append("  \(codec.summary)") }
     lines.append("Storage:")
     let space = storage.availableBytes.map { "\($0 / 1_048_576) MiB free of \((storage.totalBytes ?? 0) / 1_048_576) MiB" } ?? "no file system"
     lines.append("  \(storage.path): \(storage.exists ? "exists" : "missing"), \(storage.writable ? "writable" : "not writable"), \(space)")

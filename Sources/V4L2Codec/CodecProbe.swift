@@ -40,3 +40,16 @@ public enum CodecProbe {
     return nil
   }
 }
+
+extension CodecInfo: Encodable {
+  private enum CodingKeys: String, CodingKey { case path, driver, card, takes, gives }
+
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(path, forKey: .path)
+    try container.encode(driver, forKey: .driver)
+    try container.encode(card, forKey: .card)
+    try container.encode(takes.map(\.description), forKey: .takes)
+    try container.encode(gives.map(\.description), forKey: .gives)
+  }
+}

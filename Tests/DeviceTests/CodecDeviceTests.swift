@@ -72,7 +72,8 @@ extension BoardDeviceTests {
     let peer = Array(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/peer.yuv")))
     #expect(ours.count == input.count)
     // Compared as a flag: a failure printing two 4 MB arrays takes minutes.
-    let firstDifference = zip(ours, peer).firstIndex { $0 != $1 } ?? (ours.count == peer.count ? nil : min(ours.count, peer.count))
+    let firstDifference =
+      ours.indices.first { $0 >= peer.count || ours[$0] != peer[$0] } ?? (ours.count == peer.count ? nil : ours.count)
     #expect(firstDifference == nil, "our decoder and v4l2-ctl's agree on our stream byte for byte")
     let quality = Self.lumaPSNR(input, ours)
     print("vicodec round trip, luma PSNR per picture: \(quality.map { String(format: "%.1f", $0) })")

@@ -9,6 +9,7 @@ extension BoardDeviceTests {
     try Board.withService("h264", config: config) {
       let probe = try Board.run("\(Board.binary) probe --config \(config)")
       #expect(probe.stdout.contains("h264-encoder (optional): ok: libx264 through libavcodec"), "\(probe.stdout)")
+      #expect(probe.stdout.contains("; no V4L2 H264 encoder among 3 codec nodes (vicodec)\n"), "\(probe.stdout)")
       _ = try startRecording("h264")
       Thread.sleep(forTimeInterval: 4)
       #expect(try Board.run("\(Board.binary) shutter").status == 0)

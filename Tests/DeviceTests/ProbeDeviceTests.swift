@@ -40,6 +40,13 @@ extension BoardDeviceTests {
     // Lamp lines keep the direction the last service gave them; the buttons are inputs.
     #expect(chip.lines.prefix(5).allSatisfy { $0.direction == "input" })
 
+    // vicodec's three memory-to-memory nodes, after the cameras, and never among them.
+    #expect(report.codecs.map(\.path) == ["/dev/video2", "/dev/video3", "/dev/video4"], "\(report.codecs)")
+    #expect(report.codecs.allSatisfy { $0.driver == "vicodec" })
+    #expect(report.codecs.first?.gives == ["FWHT"] && report.codecs.first?.takes.prefix(1) == ["YU12"])
+    #expect(report.codecs.dropFirst().first?.takes == ["FWHT"])
+    #expect(!report.cameras.contains { $0.driver == "vicodec" })
+
     #expect(report.storage.path == roll)
     #expect(report.storage.exists && report.storage.writable)
     #expect((report.storage.availableBytes ?? 0) > 0)
@@ -149,9 +156,14 @@ struct ProbeJSON: Decodable {
     let name, role, evidence: String
     let passed: Bool
   }
+  struct Codec: Decodable {
+    let path, driver, card: String
+    let takes, gives: [String]
+  }
   let cameras: [Camera]
   let displays: [Card]
   let gpioChips: [Chip]
+  let codecs: [Codec]
   let storage: Storage
   let capabilities: [Capability]
   let mediaTypes: [String]
