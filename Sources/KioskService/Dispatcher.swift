@@ -106,6 +106,8 @@ final class Dispatcher {
       drivers.player.viewed(item)
     case .viewFailed(let path, let reason):
       drivers.player.viewFailed(path: path, reason: reason)
+    case .playbackFrame(let frame):
+      drivers.player.playbackFrame(frame)
     case .rollListed(let entries):
       drivers.player.listed(entries)
     case .rollChanged(let deleted):

@@ -49,6 +49,7 @@ protocol RollPlayerDriver: AnyObject {
   func deleted(_ name: String)
   func viewed(_ item: ViewedItem)
   func viewFailed(path: String, reason: String)
+  func playbackFrame(_ frame: PlaybackFrame)
   func flipDone()
 }
 

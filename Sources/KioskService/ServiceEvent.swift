@@ -37,6 +37,8 @@ enum ServiceEvent: Sendable {
   /// From review's reader: an item decoded (a photo's thumbnail first), or why it could not be.
   case viewed(ViewedItem)
   case viewFailed(path: String, reason: String)
+  /// A movie frame review's playback asked the viewer queue for.
+  case playbackFrame(PlaybackFrame)
   /// The roll as the writer listed it, and a delete that finished.
   case rollListed([RollEntry])
   case rollChanged(deleted: String)

@@ -132,6 +132,7 @@ final class FakePlayer: RollPlayerDriver {
   }
   func delete(_ name: String) { journal.note("player delete \(name)") }
   func relist() { journal.note("player relist") }
+  func playbackFrame(_ frame: PlaybackFrame) { journal.note("player frame \(frame.number)") }
   func listed(_ entries: [RollEntry]) { post(.kiosk(.roll(entries, at: Instant(nanoseconds: 0)))) }
   func deleted(_ name: String) { journal.note("player deleted \(name)") }
   func viewed(_ item: ViewedItem) {}

@@ -30,6 +30,7 @@ final class RollPlayer: RollPlayerDriver {
   private var shown: ViewedItem?
   private var loading: String?
   private var playback: Playback?
+  private var playbacks = 0
   private var playbackTimer: LoopTimer?
   private var listTimer: LoopTimer?
   /// A drawing that found a flip pending: done when the flip completes.
@@ -40,20 +41,6 @@ final class RollPlayer: RollPlayerDriver {
   private var listed: [RollEntry]?
   /// Items being deleted on the writer: a listing taken meanwhile must not bring them back.
   private var deleting: Set<String> = []
-
-  /// A movie playing: its frames (read from its file), and when its first frame was shown (CLOCK_MONOTONIC).
-  final class Playback {
-    let path: String
-    let frames: MovieFrames
-    var index: MovieIndex { frames.index }
-    let start: Int64
-    var shown = -1
-    init(path: String, frames: MovieFrames, start: Int64) {
-      self.path = path
-      self.frames = frames
-      self.start = start
-    }
-  }
 
   init(
     config: Config, display: DisplaySession, roll: CameraRoll?, writer: DispatchQueue, results: Mailbox<ServiceEvent>,
@@ -150,16 +137,11 @@ final class RollPlayer: RollPlayerDriver {
       return
     }
     if view.playing, playback == nil, let movie = shown?.movie {
-      do {
-        let file = try OwnedFD(opening: "\(roll.root)/\(view.item.path)", flags: O_RDONLY | O_CLOEXEC)
-        let frames = try MovieFrames(movie) { sample in try file.read(at: sample.offset, count: sample.size) }
-        playback = Playback(path: view.item.path, frames: frames, start: monotonicNanoseconds())
-        log("playing \(view.item.path): \(movie.samples.count) frames, \(milliseconds(.nanoseconds(movie.duration))) ms")
-        playbackTick()
-      } catch {
-        log("review: \(view.item.path) not played: \(error)")
-        post(.kiosk(.playbackEnded(at: now())))
-      }
+      playbacks += 1
+      playback = Playback(
+        id: playbacks, path: view.item.path, index: movie, file: "\(roll.root)/\(view.item.path)", start: monotonicNanoseconds())
+      log("playing \(view.item.path): \(movie.samples.count) frames, \(milliseconds(.nanoseconds(movie.duration))) ms")
+      playbackTick()
       return
     }
     if playback == nil { drawItem() }
@@ -194,7 +176,7 @@ final class RollPlayer: RollPlayerDriver {
       drawItem()
     }
     // A movie frame that found a flip pending is shown now rather than a frame period late.
-    if let playback, playback.shown < 0 { playbackTick() }
+    if let playback, let ready = playback.ready { show(ready.number, ready.picture, of: playback) }
   }
 
   private func drawItem() {
@@ -220,10 +202,10 @@ final class RollPlayer: RollPlayerDriver {
     }
   }
 
-  /// Shows the movie's frame for this moment (skipping any the loop was too late for: always the one
-  /// that is due now), then sleeps on the timer until the next one is due.
+  /// Asks the viewer queue for the movie's frame due at this moment (skipping any it was too late for:
+  /// always the one due now, and one at a time), then sleeps on the timer until the next one is due.
   private func playbackTick() {
-    guard let playback, let card = display.card, let item = shown, item.path == playback.path, let view else { return }
+    guard let playback, let card = display.card, let item = shown, item.path == playback.path else { return }
     let samples = playback.index.samples
     let elapsed = monotonicNanoseconds() - playback.start
     guard elapsed < playback.index.duration else {
@@ -233,19 +215,43 @@ final class RollPlayer: RollPlayerDriver {
     }
     var due = playback.shown < 0 ? 0 : playback.shown
     while due + 1 < samples.count, samples[due + 1].time <= elapsed { due += 1 }
-    if due != playback.shown || playback.shown < 0 {
-      do {
-        let fitted = try playback.frames.picture(
-          due, screenWidth: card.width, screenHeight: card.height,
-          orientation: PreviewOrientation(rotation: config.display.rotation, mirror: false))
-        if draw(item, view, frame: (fitted, elapsed)) { playback.shown = due }
-      } catch {
-        log("review: frame \(due) of \(playback.path): \(error)")
-        playback.shown = due
+    if (due != playback.shown || playback.shown < 0) && !playback.decoding && playback.ready == nil {
+      playback.decoding = true
+      let (decoder, results, id, number) = (playback.decoder, results, playback.id, due)
+      let (width, height) = (card.width, card.height)
+      let orientation = PreviewOrientation(rotation: config.display.rotation, mirror: false)
+      viewer.async {
+        let picture = decoder.picture(number, screenWidth: width, screenHeight: height, orientation: orientation)
+        results.post(.playbackFrame(PlaybackFrame(playback: id, number: number, picture: picture)))
       }
     }
     let next = due + 1 < samples.count ? samples[due + 1].time : playback.index.duration
     try? playbackTimer?.arm(after: max(1, next - (monotonicNanoseconds() - playback.start)))
+  }
+
+  /// A frame back from the viewer queue: shown if its playback is still the one on screen, and the next due
+  /// one asked for.
+  func playbackFrame(_ frame: PlaybackFrame) {
+    guard let playback, playback.id == frame.playback else { return }
+    playback.decoding = false
+    switch frame.picture {
+    case .success(let picture): show(frame.number, picture, of: playback)
+    case .failure(let error):
+      log("review: frame \(frame.number) of \(playback.path): \(error)")
+      playback.shown = frame.number
+    }
+    playbackTick()
+  }
+
+  private func show(_ number: Int, _ picture: FittedPicture, of playback: Playback) {
+    guard let item = shown, item.path == playback.path, let view else { return }
+    let elapsed = monotonicNanoseconds() - playback.start
+    if draw(item, view, frame: (picture, min(elapsed, playback.index.duration))) {
+      playback.shown = number
+      playback.ready = nil
+    } else {
+      playback.ready = (number, picture)
+    }
   }
 
   private func stopPlayback() {
