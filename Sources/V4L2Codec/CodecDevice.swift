@@ -116,6 +116,25 @@ final class CodecDevice {
     return attempt(CV4L2_VIDIOC_DQEVENT(), &event) == nil ? event.type : nil
   }
 
+  /// Longest wait for the codec to give a buffer back before the stream is declared stuck.
+  static let stuckAfterMilliseconds: Int32 = 5000
+
+  /// Runs `service` (which takes back what the driver has finished), then waits on the device and runs it
+  /// again until `done`; a codec that gives nothing back for `stuckAfterMilliseconds` is an error that says
+  /// what was awaited.
+  func pump<Item>(
+    until done: () -> Bool, awaiting what: String, _ service: () throws(CodecDeviceError) -> [Item]
+  ) throws(CodecDeviceError) -> [Item] {
+    var items = try service()
+    while !done() {
+      guard try wait(milliseconds: Self.stuckAfterMilliseconds) else {
+        throw CodecDeviceError(path, "no \(what) in \(Self.stuckAfterMilliseconds) ms")
+      }
+      items += try service()
+    }
+    return items
+  }
+
   /// Waits up to `milliseconds` for the device to have something: a buffer to dequeue on either queue
   /// (POLLIN, POLLOUT) or an event (POLLPRI). `false` on timeout.
   func wait(milliseconds: Int32) throws(CodecDeviceError) -> Bool {

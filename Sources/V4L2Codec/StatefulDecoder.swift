@@ -61,13 +61,7 @@ public final class StatefulDecoder {
   /// byte stream); returns the pictures decoded by then. Waits only when the driver holds every OUTPUT buffer.
   public func decode(_ bytes: [UInt8], timestamp: Int64) throws(CodecDeviceError) -> [DecodedPicture] {
     guard !lastSeen else { throw CodecDeviceError(path, "the stream was drained") }
-    var pictures = try service()
-    while output.free.isEmpty {
-      guard try device.wait(milliseconds: StatefulEncoder.stuckAfterMilliseconds) else {
-        throw CodecDeviceError(path, "the decoder kept every OUTPUT buffer for \(StatefulEncoder.stuckAfterMilliseconds) ms")
-      }
-      pictures += try service()
-    }
+    let pictures = try device.pump(until: { !output.free.isEmpty }, awaiting: "OUTPUT buffer back", service)
     let index = output.free[0]
     let plane = output.planes[index][0]
     guard bytes.count <= plane.length else {
@@ -89,12 +83,7 @@ public final class StatefulDecoder {
       var command = v4l2_decoder_cmd()
       command.cmd = UInt32(V4L2_DEC_CMD_STOP)
       try device.control("VIDIOC_DECODER_CMD STOP", CV4L2_VIDIOC_DECODER_CMD(), &command)
-      while !lastSeen {
-        guard try device.wait(milliseconds: StatefulEncoder.stuckAfterMilliseconds) else {
-          throw CodecDeviceError(path, "the drain gave no last buffer in \(StatefulEncoder.stuckAfterMilliseconds) ms")
-        }
-        pictures += try service()
-      }
+      pictures += try device.pump(until: { lastSeen }, awaiting: "last buffer of the drain", service)
     }
     output.release()
     capture.release()

@@ -49,8 +49,6 @@ public final class StatefulEncoder {
   public let layout: RawLayout
   /// The driver has V4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME: a keyframe can be asked for by time.
   public let forcesKeyframes: Bool
-  /// Longest wait for the codec to give a buffer back before the stream is declared stuck.
-  public static let stuckAfterMilliseconds: Int32 = 5000
 
   private let device: CodecDevice
   private let output: PlaneQueue
@@ -136,13 +134,7 @@ public final class StatefulEncoder {
     timestamp: Int64, keyframe: Bool = false, _ fill: (UnsafeMutableRawBufferPointer, RawLayout) -> Bool
   ) throws(CodecDeviceError) -> [CodedPacket] {
     guard !lastSeen else { throw CodecDeviceError(path, "the stream was drained") }
-    var packets = try collect()
-    while output.free.isEmpty {
-      guard try device.wait(milliseconds: Self.stuckAfterMilliseconds) else {
-        throw CodecDeviceError(path, "the encoder kept every OUTPUT buffer for \(Self.stuckAfterMilliseconds) ms")
-      }
-      packets += try collect()
-    }
+    let packets = try device.pump(until: { !output.free.isEmpty }, awaiting: "OUTPUT buffer back", collect)
     let index = output.free[0]
     let plane = output.planes[index][0]
     guard fill(UnsafeMutableRawBufferPointer(start: plane.base, count: plane.length), layout) else {
@@ -161,13 +153,7 @@ public final class StatefulEncoder {
     var command = v4l2_encoder_cmd()
     command.cmd = UInt32(V4L2_ENC_CMD_STOP)
     try device.control("VIDIOC_ENCODER_CMD STOP", CV4L2_VIDIOC_ENCODER_CMD(), &command)
-    var packets = try collect()
-    while !lastSeen {
-      guard try device.wait(milliseconds: Self.stuckAfterMilliseconds) else {
-        throw CodecDeviceError(path, "the drain gave no last buffer in \(Self.stuckAfterMilliseconds) ms")
-      }
-      packets += try collect()
-    }
+    let packets = try device.pump(until: { lastSeen }, awaiting: "last buffer of the drain", collect)
     output.release()
     capture.release()
     return packets
