@@ -157,11 +157,13 @@ extension BoardDeviceTests {
 
 extension BoardDeviceTests {
   /// The webcam at 640x360 with movie mode allowed at its size, 3 fps wanted (the emulated webcam sends ~10,
-  /// and ~4 when the machine is saturated).
-  func webcamMovieConfig(_ name: String) throws -> (config: String, roll: String) {
+  /// and ~4 when the machine is saturated); Motion-JPEG passthrough, or H.264 (the encoder wanted).
+  func webcamMovieConfig(_ name: String, codec: String = "mjpeg") throws -> (config: String, roll: String) {
     try Board.makeWebcamConfig(name: name, size: "640x360") {
-      $0.replacingOccurrences(of: "optional = display, mode-button", with: "optional = display, mode-button, movie-camera")
-        + "[movie]\nsize = 640x360\nframe-rate = 3\nmaximum-duration-s = 600\nquality = high\ncodec = mjpeg\n"
+      $0.replacingOccurrences(
+        of: "optional = display, mode-button",
+        with: "optional = display, mode-button, movie-camera" + (codec == "h264" ? ", h264-encoder" : ""))
+        + "[movie]\nsize = 640x360\nframe-rate = 3\nmaximum-duration-s = 600\nquality = high\ncodec = \(codec)\n"
     }
   }
 
@@ -217,12 +219,13 @@ extension BoardDeviceTests {
   }
 
   /// Pulled mid-preview: "Camera not available", the service up; plugged back: streaming again, seen when the
-  /// link udev makes appears, and the numbering goes on. Pulled mid-recording: the movie finished, published
-  /// and playable, the service up.
+  /// link udev makes appears, and the numbering goes on. Pulled mid-recording: the movie, H.264 from the
+  /// webcam's full-range JPEG as in the field, finished, published and playable in ffmpeg and chromium, the
+  /// service up.
   @Test func theWebcamPulledMidPreviewAndMidRecordingAndPluggedBack() throws {
     try Board.plugWebcam()
     defer { Board.leaveWebcamUnplugged() }
-    let (config, roll) = try webcamMovieConfig("webcam-pull")
+    let (config, roll) = try webcamMovieConfig("webcam-pull", codec: "h264")
     try Board.withService("webcam-pull", config: config) {
       try press("webcam-pull", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
       try Board.unplugWebcam()
@@ -258,11 +261,21 @@ extension BoardDeviceTests {
       }
       Thread.sleep(forTimeInterval: 1)
       try Board.unplugWebcam()
-      let file = "DCIM/100KIOSK/IMG_0003.MOV"
+      let file = "DCIM/100KIOSK/IMG_0003.MP4"
       try Board.waitFor("the movie finished at the unplug") { try loggedMovie("webcam-pull", file) != nil }
       let logged = try #require(try loggedMovie("webcam-pull", file))
       let movie = try probeMovie("\(roll)/\(file)")
-      #expect(movie.codec == "mjpeg" && movie.frames == logged.frames && movie.frames > 0 && movie.ffmpeg.isEmpty, "\(movie)")
+      #expect(movie.codec == "h264" && movie.frames == logged.frames && movie.frames > 0 && movie.ffmpeg.isEmpty, "\(movie)")
+      let format = try Board.host([
+        "/usr/bin/ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=profile,pix_fmt,color_range",
+        "-of", "csv=p=0", "\(roll)/\(file)",
+      ]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+      #expect(["High,yuv420p,tv", "Main,yuv420p,tv"].contains(format), "the webcam's full-range JPEG as 4:2:0 tv range: \(format)")
+      let played = try Board.host(["\(Board.repository)/board/virtual/play-movie.py", "\(roll)/\(file)", "0.5", "0.5"])
+      let result = try #require(
+        try JSONSerialization.jsonObject(with: Data(played.stdout.utf8)) as? [String: Any], "\(played.stdout) \(played.stderr)")
+      #expect(result["error"] == nil && result["ended"] as? Bool == true, "chromium: \(result)")
+      #expect(abs((result["duration"] as? Double ?? -1) - movie.seconds) <= 0.35, "chromium \(result["duration"] ?? "") s, ffprobe \(movie.seconds) s")
       #expect(try Board.status()["screen"] as? String == "Camera not available")
 
       #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG", "DCIM/100KIOSK/IMG_0002.JPG"])
