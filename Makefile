@@ -76,7 +76,10 @@ test: deps board-lint release
 	@# The card's long tests are make storage-test's: left out here, not run and reported skipped.
 	@set -o pipefail; KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_BINARY=$(KIOSKCAM) swift test --skip-build \
 	  --skip '$(STORAGE_ONLY)' 2>&1 | tee $(BOARD_DIR)/test.log; \
-	status=$$?; $(BOARD) stop; exit $$status
+	status=$$?; $(BOARD) stop; \
+	echo "The slowest tests (make test has 30 minutes):"; \
+	sed -n 's/^.* Test \([^ ]*\) .*\(passed\|failed\) after \([0-9.]*\) seconds.*/\3 s  \1/p' $(BOARD_DIR)/test.log | sort -rn | head -12; \
+	exit $$status
 
 ## storage-test: the card's long tests (board/virtual/guest-card.sh, Tests/DeviceTests/*Card*, PowerCut*): stills
 ## and a movie on ext4 and vfat, a slow card (dm-delay) beside a healthy one, and the power cut replayed at a
