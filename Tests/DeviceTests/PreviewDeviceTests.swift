@@ -3,14 +3,45 @@ import Testing
 
 /// The preview drawn off the loop, on the board's real drivers (vivid's YUYV, bochs-drm's page flips): every
 /// frame the camera delivers while the live picture is up is either shown or counted as skipped, and the
-/// latency to the vblank and the loop's own CPU per frame are reported from what was measured.
+/// latency to the vblank and the loop's own CPU per frame are reported from what was measured. Frames the
+/// camera sent while the service could not take them are counted as missing by their sequence numbers.
 extension BoardDeviceTests {
   @Test func everyFrameIsShownOrCountedAsSkippedAndTheCostsAreReported() throws {
     let (config, _) = try Board.makeConfig(name: "offloop")
-    try Board.withService("offloop", config: config) { try Self.measureThePreview() }
+    try Board.withService("offloop", config: config) {
+      let rates = try Self.measureThePreview()
+      try Self.framesLostWhileStoppedAreCountedMissing(config: config, rates: rates)
+    }
   }
 
-  private static func measureThePreview() throws {
+  /// The service stopped (SIGSTOP) for 2 s by the guest's clock while vivid goes on: vivid drops what it has
+  /// no buffer for and numbers on, so about 2 s of the camera's frames, less the few buffers it could fill,
+  /// must be counted missing on top of what a loaded board misses anyway (measured over the 10 s before);
+  /// a count of none, or of far more, fails.
+  private static func framesLostWhileStoppedAreCountedMissing(config: String, rates: PreviewRates) throws {
+    let before = try Board.status()["framesMissing"] as? Int ?? -1
+    let start = Date()
+    let paused = try Board.run(
+      "pid=$(pgrep -o -f '\(Board.binary) run --config \(config)') && kill -STOP $pid && sleep 2 && kill -CONT $pid && sleep 1")
+    try #require(paused.status == 0, "\(paused.stderr)")
+    let missing = (try Board.status()["framesMissing"] as? Int ?? -1) - before
+    let elapsed = Date().timeIntervalSince(start)
+    let paused2s = 2 * rates.received
+    let anyway = rates.missing * elapsed
+    print(
+      "stopped 2 s at \(String(format: "%.1f", rates.received)) fps received: \(missing) frames counted missing by sequence",
+      "in \(String(format: "%.1f", elapsed)) s (\(String(format: "%.1f", rates.missing)) a second missing before)")
+    #expect(missing > 0 && Double(missing) >= 0.5 * paused2s - 8, "\(missing) missing, at least \(0.5 * paused2s - 8) expected")
+    #expect(Double(missing) <= 1.5 * (paused2s + anyway) + 8, "\(missing) missing, at most \(1.5 * (paused2s + anyway) + 8) expected")
+  }
+
+  struct PreviewRates {
+    let received: Double
+    let missing: Double
+  }
+
+  /// The preview's counts over 10 s; returns the rates frames were received and missed at.
+  private static func measureThePreview() throws -> PreviewRates {
     try Board.waitFor("the preview to show frames", seconds: 120) {
       (try Board.status()["previewFramesShown"] as? Int ?? 0) > 30
     }
@@ -43,5 +74,7 @@ extension BoardDeviceTests {
       "preview off the loop on the board: received \(Double(received) / seconds) fps, shown \(Double(shown) / seconds) fps,",
       "\(skipped) not shown (a newer picture won); latency \(median) ms median, \(p99) ms p99; loop CPU a frame \(loopMedian) ms median,",
       "\(loopP99) ms p99")
+    let missed = (after["framesMissing"] as? Int ?? 0) - (before["framesMissing"] as? Int ?? 0)
+    return PreviewRates(received: Double(received) / seconds, missing: Double(missed) / seconds)
   }
 }
