@@ -276,6 +276,13 @@ extension BoardDeviceTests {
         try JSONSerialization.jsonObject(with: Data(played.stdout.utf8)) as? [String: Any], "\(played.stdout) \(played.stderr)")
       #expect(result["error"] == nil && result["ended"] as? Bool == true, "chromium: \(result)")
       #expect(abs((result["duration"] as? Double ?? -1) - movie.seconds) <= 0.35, "chromium \(result["duration"] ?? "") s, ffprobe \(movie.seconds) s")
+      // Fragments of at most 0.25 s (a power cut loses at most one; a lone frame after a gap may be longer),
+      // by the test's own reading of the boxes.
+      let fragments = try #require(
+        MovieFragments.videoFragments(Array(try Data(contentsOf: URL(fileURLWithPath: "\(roll)/\(file)")))))
+      print("webcam H.264 movie: \(movie.frames) frames, fragments \(fragments.map { String(format: "%.3f s/%d", $0.seconds, $0.samples) })")
+      #expect(fragments.count >= 2 && fragments.allSatisfy { $0.samples == 1 || $0.seconds <= 0.25 + 0.001 }, "\(fragments)")
+      #expect(fragments.reduce(0) { $0 + $1.samples } == movie.frames, "every frame in one fragment")
       #expect(try Board.status()["screen"] as? String == "Camera not available")
 
       #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG", "DCIM/100KIOSK/IMG_0002.JPG"])
