@@ -36,6 +36,10 @@ extension BoardDeviceTests {
       #expect(abs(seconds - logged.seconds) <= 0.1 + 0.001, "ffprobe \(seconds) s, log \(logged.seconds) s: within a frame")
       let decode = try Board.host(["/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
       #expect(decode.status == 0 && decode.stderr.isEmpty, "ffmpeg: \(decode.stderr)")
+      let fragments = try #require(MovieFragments.videoFragments(Array(try Data(contentsOf: URL(fileURLWithPath: path)))))
+      print("H.264 movie from vivid: fragments \(fragments.map { String(format: "%.3f s/%d", $0.seconds, $0.samples) })")
+      #expect(fragments.count >= 2 && fragments.allSatisfy { $0.samples == 1 || $0.seconds <= 0.25 + 0.001 }, "\(fragments)")
+      #expect(fragments.reduce(0) { $0 + $1.samples } == logged.frames, "every frame in one fragment")
       // The record is appended (and fsynced) after the log line.
       var record = ""
       try Board.waitFor("the record of \(file)") {
