@@ -381,6 +381,8 @@ public final class MovieRecorder: Sendable {
           captured: first.map { WallClock.dateTime(atMonotonic: Instant(nanoseconds: $0.0)).isoText } ?? "",
           sourceFormat: sourceFormat, firstSequence: first?.1 ?? 0, uniqueID: uniqueID, encoding: encoding))
     } catch {
+      // Not published (the card went read-only, or away): what it holds is recovered when it is back.
+      roll.abandonRecording(name: name)
       return .failure(error)
     }
   }

@@ -80,6 +80,8 @@ protocol MovieDriver: AnyObject {
   func stop(at time: Instant)
   func saved(_ movie: MovieSummary)
   func failed()
+  /// `.recoverRoll`: publishes what the storage's loss left on it.
+  func storageReturned()
   var isRecording: Bool { get }
 }
 

@@ -34,6 +34,8 @@ enum ServiceEvent: Sendable {
   /// From the movie writer.
   case movieSaved(MovieSummary)
   case movieFailed(String)
+  /// Recordings the storage's loss left were published when it came back.
+  case rollRecovered
   /// From review's reader: an item decoded (a photo's thumbnail first), or why it could not be.
   case viewed(ViewedItem)
   case viewFailed(path: String, reason: String)

@@ -194,6 +194,7 @@ final class FakeMovie: MovieDriver {
   }
   func saved(_ movie: MovieSummary) { journal.note("movie saved") }
   func failed() { journal.note("movie failed") }
+  func storageReturned() { journal.note("movie storage returned") }
 }
 
 final class FakeStorage: StorageDriver {
