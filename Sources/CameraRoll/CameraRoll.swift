@@ -13,6 +13,12 @@ public enum RollError: Error, Sendable, CustomStringConvertible {
   case exhausted
   case io(SystemCallError)
 
+  /// The card failed the write (EIO, or read-only since one): it is not to be written again until it is
+  /// put back.
+  public var isStorageFailure: Bool {
+    if case .io(let error) = self { error.errno.isStorageFailure } else { false }
+  }
+
   public var description: String {
     switch self {
     case .unavailable(let text): text

@@ -105,6 +105,9 @@ final class Dispatcher {
     case .rollRecovered:
       drivers.player.relist()
       checkStorage()
+    case .storageFailed(let reason):
+      drivers.storage.storageFailed(reason)
+      checkStorage()
     case .viewed(let item):
       drivers.player.viewed(item)
     case .viewFailed(let path, let reason):

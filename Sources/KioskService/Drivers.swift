@@ -91,6 +91,8 @@ protocol StorageDriver: AnyObject {
   func check(at press: Instant?) -> [Event]
   func stillPublished(_ relativePath: String)
   func recordingChanged(_ recording: Bool)
+  /// A write failed on the storage itself (EIO, read-only): unavailable until it is mounted again.
+  func storageFailed(_ reason: String)
 }
 
 /// The control server: one reply per request.

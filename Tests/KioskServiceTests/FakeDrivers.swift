@@ -205,6 +205,10 @@ final class FakeStorage: StorageDriver {
   var present = true
   var checks: [Instant?] = []
   init(_ journal: Journal) { self.journal = journal }
+  func storageFailed(_ reason: String) {
+    journal.note("storage failed")
+    present = false
+  }
   func check(at press: Instant?) -> [Event] {
     checks.append(press)
     let time = press ?? clock()

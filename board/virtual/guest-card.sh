@@ -120,8 +120,12 @@ heal)
     table "$(linear)"
     ;;
 pull)
-    # The card gone: every I/O fails, and the mount point goes as an automounter takes it away.
+    # The card gone: every I/O fails, and the mount point goes as an automounter takes it away. Prints when
+    # the device went (CLOCK_MONOTONIC seconds, as the service logs its checks): the unmount after it can take
+    # many seconds in a loaded guest, and a pulled card is gone before anyone unmounts it.
     table "0 $CARD error"
+    read -r up _ < /proc/uptime   # a builtin: forking in a loaded guest took seconds
+    echo "$up"
     unmount_everywhere -l
     ;;
 remount)

@@ -112,6 +112,7 @@ final class MovieSink: MovieDriver {
     if let failure = recorder.writeFailure {
       // The kiosk stops the recording at once: the file is kept up to its last whole fragment.
       post(.kiosk(.movieFailed(reason: "write failed: \(failure)", at: now())))
+      if recorder.writeFailedOnTheStorage { post(.storageFailed(failure)) }
     }
   }
 
@@ -148,6 +149,7 @@ final class MovieSink: MovieDriver {
           results.post(.movieSaved(summary))
         case .failure(let error):
           results.post(.movieFailed("\(error)"))
+          if error.isStorageFailure { results.post(.storageFailed("\(error)")) }
         }
         finishing.leave()
       }
