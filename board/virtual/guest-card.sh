@@ -120,12 +120,13 @@ heal)
     table "$(linear)"
     ;;
 pull)
-    # The card gone: every I/O fails, and the mount point goes as an automounter takes it away. Prints when
-    # the device went (CLOCK_MONOTONIC seconds, as the service logs its checks): the unmount after it can take
-    # many seconds in a loaded guest, and a pulled card is gone before anyone unmounts it.
+    # The card gone: every I/O fails, and the mount point goes as an automounter takes it away. Prints the
+    # guest's clock (CLOCK_MONOTONIC seconds, as the service logs its checks) before and after the swap: the
+    # device went between the two. `read` is a builtin: forking in a loaded guest took seconds.
+    read -r before _ < /proc/uptime
     table "0 $CARD error"
-    read -r up _ < /proc/uptime   # a builtin: forking in a loaded guest took seconds
-    echo "$up"
+    read -r after _ < /proc/uptime
+    echo "$before $after"
     unmount_everywhere -l
     ;;
 remount)
