@@ -25,7 +25,7 @@ DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-d
   dmsetup e2fsprogs dosfstools
 
 # The storage tests only make storage-test runs (hours, or minutes that would take make test past 30).
-STORAGE_ONLY := aPowerCutAt|aSlowCardNeverHolds|theRollOnTheCardTakes
+STORAGE_ONLY := aPowerCut|aSlowCardNeverHolds|theRollOnTheCardTakes|aRecordingOnAFailingCard
 
 .PHONY: all deps build release test storage-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench clean
 

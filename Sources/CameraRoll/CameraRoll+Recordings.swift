@@ -39,23 +39,38 @@ extension CameraRoll {
       }
       let directory = try Directory(path: folderPath)
       let file = try OwnedFD(opening: "\(folderPath)/\(name)", flags: O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode: Self.hiddenMode)
+      recordingsOpen.withLock { _ = $0.insert(name) }
       // The name must survive a power cut too, or there is nothing to recover.
-      try directory.sync()
+      do {
+        try directory.sync()
+      } catch {
+        recordingsOpen.withLock { _ = $0.remove(name) }
+        throw error
+      }
       return RecordingFile(folder: folder, name: name, file: file)
     } catch {
       throw .io(error)
     }
   }
 
-  /// Hidden recordings a crash left, as (folder, name), oldest folder first.
+  /// Hidden recordings a crash or a lost card left, as (folder, name), oldest folder first; not the ones this
+  /// process is still writing or finishing.
   public func interruptedRecordings() -> [(folder: String, name: String)] {
+    let open = recordingsOpen.withLock { $0 }
     var found: [(String, String)] = []
     for folder in DirectoryListing.names(in: dcim).sorted() where RollNumber.folderNumber(of: folder) != nil {
-      for name in DirectoryListing.names(in: "\(dcim)/\(folder)").sorted() where name.hasPrefix(Self.recordingPrefix) {
+      for name in DirectoryListing.names(in: "\(dcim)/\(folder)").sorted()
+      where name.hasPrefix(Self.recordingPrefix) && !open.contains(name) {
         found.append((folder, name))
       }
     }
     return found
+  }
+
+  /// The recorder could not finish or publish its recording (the card failed or went): it is an interrupted
+  /// recording now, for the recovery that runs when the storage is back or at the next start.
+  public func abandonRecording(name: String) {
+    recordingsOpen.withLock { _ = $0.remove(name) }
   }
 
   /// Opens an interrupted recording for recovery.
@@ -70,6 +85,7 @@ extension CameraRoll {
 
   /// Removes a hidden recording that held nothing worth keeping.
   public func removeRecording(folder: String, name: String) {
+    recordingsOpen.withLock { _ = $0.remove(name) }
     guard let directory = try? Directory(path: "\(dcim)/\(folder)") else { return }
     try? directory.remove(name)
     try? directory.sync()
@@ -115,6 +131,7 @@ extension CameraRoll {
           }
           try directory.sync()
           next = advance(past: number)
+          recordingsOpen.withLock { _ = $0.remove(name) }
           return RollItem(number: number, kind: kind, relativePath: "DCIM/\(folderName)/\(finalName)")
         } catch {
           throw .io(error)

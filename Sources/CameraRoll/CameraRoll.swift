@@ -13,6 +13,12 @@ public enum RollError: Error, Sendable, CustomStringConvertible {
   case exhausted
   case io(SystemCallError)
 
+  /// The card failed the write (EIO, or read-only since one): it is not to be written again until it is
+  /// put back.
+  public var isStorageFailure: Bool {
+    if case .io(let error) = self { error.errno.isStorageFailure } else { false }
+  }
+
   public var description: String {
     switch self {
     case .unavailable(let text): text
@@ -45,6 +51,9 @@ public final class CameraRoll: Sendable {
   public var next: RollNumber? { counter.withLock { $0 } }
   /// Serialises appends to the records file.
   let records = Mutex(())
+  /// Hidden names of the recordings this process has open: never an interrupted recording to recover, even
+  /// when the storage comes back while one is being written.
+  let recordingsOpen = Mutex<Set<String>>([])
 
   static let counterFile = ".kioskcam-last-number"
   static let temporaryPrefix = ".tmp-"
@@ -69,6 +78,21 @@ public final class CameraRoll: Sendable {
     counter = Mutex(highest.map { $0.next } ?? .first)
     removeLeftovers()
     repairRecords()
+    keepRecordReserve()
+  }
+
+  /// The roll's storage is back (a card put back in, or remounted after an error): it may hold what the loss
+  /// left, and it may not even be the card that went. Leftovers go and a torn record is closed, as at start,
+  /// and the counter moves up past every number on it, never down, so that no number is used twice whichever
+  /// card this is. Under the counter's lock, so that no still is half-written while its leftovers are swept.
+  public func storageReturned() {
+    counter.withLock { next in
+      let highest = [Self.highestOnDisk(dcim: dcim), Self.readCounter(root: root)].compactMap { $0 }.max()
+      if let highest, let current = next, highest >= current { next = highest.next }
+      removeLeftovers()
+    }
+    repairRecords()
+    keepRecordReserve()
   }
 
   var dcim: String { "\(root)/DCIM" }

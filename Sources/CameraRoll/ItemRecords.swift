@@ -79,7 +79,8 @@ extension CameraRoll {
   static let recordsFile = ".kioskcam-items.jsonl"
 
   /// Appends `record` durably. A torn last line from a crash was closed with a newline at start, so this
-  /// line is always whole on its own.
+  /// line is always whole on its own. A disk that filled (ENOSPC: a movie stopped by it has just taken the last
+  /// block) gets the record reserve back for it: the record of a published item survives the fault that ended it.
   public func append(_ record: ItemRecord) throws(RollError) {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -87,20 +88,64 @@ extension CameraRoll {
     let line = [UInt8](data) + [0x0A]
     try records.withLock { (_) throws(RollError) in
       do throws(SystemCallError) {
-        let file = try OwnedFD(opening: "\(root)/\(Self.recordsFile)", flags: O_WRONLY | O_APPEND | O_CREAT, mode: 0o644)
         do throws(SystemCallError) {
-          try file.writeAll(line)
-          try file.sync()
+          try appendLine(line)
         } catch {
-          // A line cut by ENOSPC must not glue itself to the next record.
-          _ = try? OwnedFD(opening: "\(root)/\(Self.recordsFile)", flags: O_WRONLY | O_APPEND).writeAll([0x0A])
-          throw error
+          guard error.errno == .noSpace, releaseRecordReserve() else { throw error }
+          try appendLine(line)
         }
-        try file.close()
       } catch {
         throw .io(error)
       }
     }
+    keepRecordReserve()
+  }
+
+  private func appendLine(_ line: [UInt8]) throws(SystemCallError) {
+    let file = try OwnedFD(opening: "\(root)/\(Self.recordsFile)", flags: O_WRONLY | O_APPEND | O_CREAT, mode: 0o644)
+    let length = try file.size()
+    do throws(SystemCallError) {
+      try file.writeAll(line)
+      try file.sync()
+    } catch {
+      // A line cut short (ENOSPC) must not stay: cut back to where it began, or at least ended, so that it
+      // never glues itself to the next record.
+      if (try? file.truncate(to: length)) == nil { _ = try? file.writeAll([0x0A]) }
+      throw error
+    }
+    try file.close()
+  }
+
+  /// Blocks kept for records beside them: written out (zeros, fsynced, so that they are really allocated on
+  /// ext4, vfat and tmpfs alike) and given back only when a record finds the disk full. A line is under 1 KB;
+  /// the reserve covers a new block or cluster of the records file on any card's file system (FAT32 clusters
+  /// reach 32 KiB).
+  static let recordReserveFile = ".kioskcam-record-reserve"
+  static let recordReserveBytes = 64 * 1024
+
+  /// Makes the reserve whole if it is not (at start, when the storage is back, after a record used it).
+  /// Best effort: on a full disk it waits for the next time, and never stays half made.
+  func keepRecordReserve() {
+    let path = "\(root)/\(Self.recordReserveFile)"
+    var info = stat()
+    if stat(path, &info) == 0, Int(info.st_size) >= Self.recordReserveBytes { return }
+    do throws(SystemCallError) {
+      let file = try OwnedFD(opening: path, flags: O_WRONLY | O_CREAT | O_CLOEXEC, mode: Self.hiddenMode)
+      try file.writeAll([UInt8](repeating: 0, count: Self.recordReserveBytes), at: 0)
+      try file.sync()
+      try file.close()
+      try Directory(path: root).sync()
+    } catch {
+      _ = unlink(path)
+    }
+  }
+
+  /// Frees the reserve for a record; false when there was none to free.
+  private func releaseRecordReserve() -> Bool {
+    guard (try? Directory(path: root).remove(Self.recordReserveFile)) != nil else { return false }
+    try? Directory(path: root).sync()
+    log("records: the disk is full, the record reserve is used")
+    return true
   }
 
   /// Ends a torn last line (a crash in the middle of an append) so that the next record starts clean.

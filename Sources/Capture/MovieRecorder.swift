@@ -85,6 +85,7 @@ public final class MovieRecorder: Sendable {
     var dropped = 0
     var failed = 0
     var writeError: String?
+    var writeErrno: Errno?
     /// When the kiosk stopped the recording, on the frames' clock: the last frame lasts until then.
     var end: Int64?
   }
@@ -95,6 +96,7 @@ public final class MovieRecorder: Sendable {
     var h264: H264Track?
     var nextToWrite = 0
     var writeError: String?
+    var writeErrno: Errno?
     var firstTimestamp: Int64?
     var firstSequence: UInt32 = 0
     var finished = false
@@ -183,6 +185,8 @@ public final class MovieRecorder: Sendable {
   }
   /// The write that failed (ENOSPC, EIO), once one has: the recording cannot go on.
   public var writeFailure: String? { handover.withLock { $0.writeError } }
+  /// Whether that write failed because the card did (EIO, read-only), not because it was full.
+  public var writeFailedOnTheStorage: Bool { handover.withLock { $0.writeErrno?.isStorageFailure ?? false } }
   /// Frames taken and not yet written: the benchmark waits on it instead of dropping.
   public var pending: Int { handover.withLock { $0.queued } }
 
@@ -245,6 +249,7 @@ public final class MovieRecorder: Sendable {
         handover.withLock { state in
           if outcome == .notEncoded { state.failed += 1 } else { state.dropped += 1 }
           state.writeError = output.writeError
+          state.writeErrno = output.writeErrno
         }
       }
     }
@@ -287,6 +292,7 @@ public final class MovieRecorder: Sendable {
         try file.sync()
       } catch {
         output.writeError = "\(error)"
+        output.writeErrno = error.errno
         return false
       }
     }
@@ -381,6 +387,8 @@ public final class MovieRecorder: Sendable {
           captured: first.map { WallClock.dateTime(atMonotonic: Instant(nanoseconds: $0.0)).isoText } ?? "",
           sourceFormat: sourceFormat, firstSequence: first?.1 ?? 0, uniqueID: uniqueID, encoding: encoding))
     } catch {
+      // Not published (the card went read-only, or away): what it holds is recovered when it is back.
+      roll.abandonRecording(name: name)
       return .failure(error)
     }
   }

@@ -139,12 +139,15 @@ public struct Kiosk: Sendable {
     case .rollStorage(let present, let detail, let time):
       if present != rollAvailable {
         rollAvailable = present
-        actions += [.log(present ? "storage back: \(detail)" : "storage lost: \(detail)")]
+        // The check's own time: how soon a pulled card was seen can be told from the log.
+        actions += [.log(present ? "storage back: \(detail) (at \(time))" : "storage lost: \(detail) (at \(time))")]
         // Nothing more can be written: what the recorder has written is finished while it still can be.
         if !present, case .recording = activity {
           activity = .idle
           actions += [.stopMovie(at: time), .log("movie stopped: storage lost")]
         }
+        // What the loss left on it is the roll's again, under numbers that follow the ones already used.
+        if present { actions.append(.recoverRoll) }
       }
     }
     return actions + refresh()
@@ -161,12 +164,14 @@ public struct Kiosk: Sendable {
     let newScreen: Screen
     if !cameraAvailable, mode != .review {
       newScreen = .message("Camera not available")
+    } else if let message {
+      // "Save failed" first, for its time, even when the storage that failed is then gone or full: the
+      // picture is lost, and the person who pressed must be told so before being told why.
+      newScreen = .message(message.text)
     } else if !rollAvailable {
       newScreen = .message("Storage not available")
     } else if storageFull, mode != .review, !isRecording {
       newScreen = .message("Storage full")
-    } else if let message {
-      newScreen = .message(message.text)
     } else {
       switch activity {
       case .countingDown(let until):

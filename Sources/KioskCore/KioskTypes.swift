@@ -95,6 +95,9 @@ public enum Action: Sendable, Equatable {
   case deleteItem(String)
   case startMovie(at: Instant)
   case stopMovie(at: Instant)
+  /// The roll's storage is back: publish what its loss left there (an interrupted recording), sweep its
+  /// leftovers and move the counter past every number on it.
+  case recoverRoll
   /// The `camera` button: stream from the next configured camera.
   case nextCamera
   case show(Screen)

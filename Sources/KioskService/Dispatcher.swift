@@ -102,6 +102,12 @@ final class Dispatcher {
       drivers.movie.failed()
       handleAfterEdges(.movieFailed(reason: reason, at: clock()))
       checkStorage()
+    case .rollRecovered:
+      drivers.player.relist()
+      checkStorage()
+    case .storageFailed(let reason):
+      drivers.storage.storageFailed(reason)
+      checkStorage()
     case .viewed(let item):
       drivers.player.viewed(item)
     case .viewFailed(let path, let reason):
@@ -156,6 +162,7 @@ final class Dispatcher {
       case .stopMovie(let time):
         drivers.movie.stop(at: time)
         recordingChanged()
+      case .recoverRoll: drivers.movie.storageReturned()
       case .nextCamera: drivers.camera.nextCamera()
       case .show(let screen):
         log("screen: \(describe(screen))")

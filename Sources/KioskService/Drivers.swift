@@ -81,6 +81,8 @@ protocol MovieDriver: AnyObject {
   func stop(at time: Instant)
   func saved(_ movie: MovieSummary)
   func failed()
+  /// `.recoverRoll`: publishes what the storage's loss left on it.
+  func storageReturned()
   var isRecording: Bool { get }
 }
 
@@ -90,6 +92,8 @@ protocol StorageDriver: AnyObject {
   func check(at press: Instant?) -> [Event]
   func stillPublished(_ relativePath: String)
   func recordingChanged(_ recording: Bool)
+  /// A write failed on the storage itself (EIO, read-only): unavailable until it is mounted again.
+  func storageFailed(_ reason: String)
 }
 
 /// The control server: one reply per request.

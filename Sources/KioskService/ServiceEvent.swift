@@ -34,6 +34,11 @@ enum ServiceEvent: Sendable {
   /// From the movie writer.
   case movieSaved(MovieSummary)
   case movieFailed(String)
+  /// Recordings the storage's loss left were published when it came back.
+  case rollRecovered
+  /// A still or a movie could not be written because the storage failed (EIO, read-only), not because it
+  /// was full.
+  case storageFailed(String)
   /// From review's reader: an item decoded (a photo's thumbnail first), or why it could not be.
   case viewed(ViewedItem)
   case viewFailed(path: String, reason: String)

@@ -209,38 +209,6 @@ extension BoardDeviceTests {
     }
   }
 
-  /// The roll's storage unmounted under the running service (a card pulled): "Storage not available", the
-  /// shutter refused, the service keeps running; mounted again: back by itself, numbering continued.
-  @Test func aRollWhoseStorageGoesAwayIsShownAndComesBack() throws {
-    let (mount, image) = try ext4RollInGuest("unplug", megabytes: 32)
-    defer { _ = try? Board.run("umount \(mount); rm -f \(image)") }
-    let (config, _) = try Board.makeConfig(name: "unplug", edit: Board.guestRoll("unplug", at: "\(mount)/roll", reserve: 1))
-    try Board.withService("unplug", config: config) {
-      try press("unplug", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
-
-      let unmount = try Board.run("umount \(mount)")
-      try #require(unmount.status == 0, "\(unmount.stderr)")
-      try Board.click("shutter")
-      try Board.waitFor("the press refused") { try Board.logs("unplug").contains("shutter refused: storage not available") }
-      let log = try Board.logs("unplug")
-      #expect(log.contains("storage lost: \(mount)/roll: no such directory"), "\(log)")
-      #expect(log.contains("screen: Storage not available"))
-      var mismatches = ["no screendump yet"]
-      try Board.waitFor("the words on screen") {
-        mismatches = OverlayText.messageMismatches(in: try Board.screendump(), "Storage not available", background: (0x30, 0x30, 0x30))
-        return mismatches.isEmpty
-      }
-      #expect(mismatches.isEmpty, "\(mismatches)")
-
-      let remount = try Board.run("mount -o loop \(image) \(mount)")
-      try #require(remount.status == 0, "\(remount.stderr)")
-      try Board.waitFor("the storage back") { try Board.logs("unplug").contains("storage back: ") }
-      try press("unplug", expecting: "DCIM/100KIOSK/IMG_0002.JPG")
-      let check = try Board.run("jpeginfo -c \(mount)/roll/DCIM/100KIOSK/IMG_0002.JPG")
-      #expect(check.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(check.stdout)")
-    }
-  }
-
   @Test func aSmallRollRefusesAtTheReserveAndRecoversAndSurvivesENOSPC() throws {
     // A 4 MiB tmpfs in the guest (only the guest sees it, so it is checked there).
     let mount = "/tmp/kioskcam-small"

@@ -360,9 +360,25 @@ extension KioskTests {
     _ = kiosk.handle(.storage(full: true, detail: "", at: ms(3500)))
     #expect(kiosk.screen == .message("Storage not available"))
     _ = kiosk.handle(.storage(full: false, detail: "", at: ms(3600)))
+    #expect(!lost.contains(.recoverRoll))
     let back = kiosk.handle(.rollStorage(available: true, detail: "/roll: writable", at: ms(4000)))
     #expect(back.contains(.show(.live(.movie))))
+    #expect(back.contains(.recoverRoll), "what the loss left on the card is published when it is back")
+    #expect(back.contains(.log("storage back: /roll: writable (at 4.000000)")), "the check's time, in the log")
+    #expect(!kiosk.handle(.rollStorage(available: true, detail: "again", at: ms(4100))).contains(.recoverRoll), "once a return")
     #expect(click(&kiosk, .shutter, at: 5000).contains(.startMovie(at: ms(5000))))
+  }
+
+  /// A save that fails on a card that then goes (ext4 read-only after EIO, a card pulled): "Save failed"
+  /// first, for its time, then what is wrong with the storage.
+  @Test func saveFailedIsShownBeforeTheStorageThatFailedIsReportedGone() {
+    var kiosk = kiosk()
+    _ = click(&kiosk, .shutter, at: 100)
+    _ = kiosk.handle(.frame(frame(1, at: 110)))
+    #expect(kiosk.handle(.saveFailed(reason: "EIO", at: ms(500))).contains(.show(.message("Save failed"))))
+    #expect(!kiosk.handle(.rollStorage(available: false, detail: "read-only", at: ms(501))).contains { if case .show = $0 { true } else { false } })
+    #expect(kiosk.screen == .message("Save failed"))
+    #expect(kiosk.handle(.tick(ms(3500))).contains(.show(.message("Storage not available"))))
   }
 
   @Test func aLostRollRefusesStills() {

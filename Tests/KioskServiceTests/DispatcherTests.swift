@@ -34,6 +34,8 @@ import Testing
     rig.storage.full = true
     rig.post(.stillFailed("first"))
     rig.dispatcher.checkStorage()
+    // "Save failed" holds the screen for its time; the full storage the second post found shows after it.
+    rig.post(.kiosk(.tick(rig.ms(60_000))))
     let failed = rig.journal.index(of: "show Save failed")
     let full = rig.journal.index(of: "show Storage full")
     #expect(failed != nil && full != nil, "\(rig.journal.lines)")

@@ -195,6 +195,7 @@ final class FakeMovie: MovieDriver {
   }
   func saved(_ movie: MovieSummary) { journal.note("movie saved") }
   func failed() { journal.note("movie failed") }
+  func storageReturned() { journal.note("movie storage returned") }
 }
 
 final class FakeStorage: StorageDriver {
@@ -205,6 +206,10 @@ final class FakeStorage: StorageDriver {
   var present = true
   var checks: [Instant?] = []
   init(_ journal: Journal) { self.journal = journal }
+  func storageFailed(_ reason: String) {
+    journal.note("storage failed")
+    present = false
+  }
   func check(at press: Instant?) -> [Event] {
     checks.append(press)
     let time = press ?? clock()

@@ -63,6 +63,28 @@ import Testing
     #expect(rig.screenShown == .message("Storage full"))
   }
 
+  /// A card pulled mid-recording and put back: the recording stops at the loss, and at the return the movie
+  /// driver publishes what the loss left, after the stop it was told of.
+  @Test func aPulledCardStopsTheMovieAndItsReturnRecoversWhatWasLeft() {
+    let rig = Rig()
+    rig.post(.kiosk(.remote(.mode(.movie), at: rig.ms(100))))
+    rig.click(.shutter, at: 1000)
+    rig.storage.present = false
+    rig.clock = rig.ms(2000)
+    rig.dispatcher.checkStorage()
+    #expect(!rig.movie.isRecording)
+    #expect(rig.screenShown == .message("Storage not available"))
+    #expect(rig.journal.index(of: "movie storage returned") == nil)
+    rig.storage.present = true
+    rig.clock = rig.ms(3000)
+    rig.dispatcher.checkStorage()
+    let stop = rig.journal.index(of: "movie stop")
+    let returned = rig.journal.index(of: "movie storage returned")
+    #expect(stop != nil && returned != nil && stop! < returned!, "\(rig.journal.lines)")
+    rig.dispatcher.checkStorage()
+    #expect(rig.journal.lines.filter { $0 == "movie storage returned" }.count == 1, "once a return")
+  }
+
   @Test func aCameraLostAndBack() {
     let rig = Rig()
     rig.post(.kiosk(.cameraLost(reason: "unplugged", at: rig.ms(100))))

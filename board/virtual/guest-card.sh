@@ -9,7 +9,7 @@
 #   linear (healthy), delay (a slow card), flakey (a failing one), error (pulled), log-writes (recorded).
 # Tables are swapped under the mounted file system (suspend, load, resume), as xfstests' dmflakey does.
 #
-# usage: guest-card.sh init | format ext4|vfat | slow MS | fail | heal | pull | back
+# usage: guest-card.sh init | format ext4|vfat | slow MS | fail | heal | remount | pull | back
 #                      | record [ext4|vfat] | mark NAME | unrecord
 #                      | replay-reset | status
 set -eu
@@ -120,9 +120,21 @@ heal)
     table "$(linear)"
     ;;
 pull)
-    # The card gone: every I/O fails, and the mount point goes as an automounter takes it away.
+    # The card gone: every I/O fails, and the mount point goes as an automounter takes it away. Prints the
+    # guest's clock (CLOCK_MONOTONIC seconds, as the service logs its checks) before and after the swap: the
+    # device went between the two. `read` is a builtin: forking in a loaded guest took seconds.
+    read -r before _ < /proc/uptime
     table "0 $CARD error"
+    read -r after _ < /proc/uptime
+    echo "$before $after"
     unmount_everywhere -l
+    ;;
+remount)
+    # A failing card made healthy as a user does it: taken out and put back (or the board rebooted). A write
+    # error leaves ext4 read-only ("Remounting filesystem read-only") and vfat's cache unlike the card, so the
+    # table alone does not heal the file system: it is unmounted, checked and mounted again, as at boot.
+    unmount_everywhere -l
+    sh "$0" back
     ;;
 back)
     # Wait for the detached file system to let go of the device (its last open file closed), then as at boot.
@@ -163,6 +175,6 @@ status)
     mountpoint -q "$MOUNT" && echo "mounted at $MOUNT" || echo "not mounted"
     ;;
 *)
-    die "usage: guest-card.sh init | format ext4|vfat | slow MS | fail | heal | pull | back | record [ext4|vfat] | mark NAME | unrecord | replay-reset | status"
+    die "usage: guest-card.sh init | format ext4|vfat | slow MS | fail | heal | remount | pull | back | record [ext4|vfat] | mark NAME | unrecord | replay-reset | status"
     ;;
 esac

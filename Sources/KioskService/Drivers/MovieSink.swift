@@ -24,6 +24,9 @@ final class MovieSink: MovieDriver {
   private let results: Mailbox<ServiceEvent>
   private let post: (ServiceEvent) -> Void
   private let opener = DispatchQueue(label: "kioskcam.movie-open")
+  /// Recordings stopped and not yet finished: the recovery when the storage is back waits for them, so that
+  /// it never takes a file its recorder is still closing.
+  private let finishing = DispatchGroup()
 
   /// The recorder once the opener has it; the loop takes the lock only to look.
   private final class Opening: Sendable {
@@ -109,6 +112,7 @@ final class MovieSink: MovieDriver {
     if let failure = recorder.writeFailure {
       // The kiosk stops the recording at once: the file is kept up to its last whole fragment.
       post(.kiosk(.movieFailed(reason: "write failed: \(failure)", at: now())))
+      if recorder.writeFailedOnTheStorage { post(.storageFailed(failure)) }
     }
   }
 
@@ -124,12 +128,16 @@ final class MovieSink: MovieDriver {
   func stop(at time: Instant) {
     guard let opening = current else { return }
     current = nil
-    let (frames, dropped, results) = (waiting, droppedHere, results)
+    let (frames, dropped, results, finishing) = (waiting, droppedHere, results, finishing)
     waiting = []
     droppedHere = 0
+    finishing.enter()
     // Behind the opening, so a stop right after the start finds the recorder there (or its failure reported).
     opener.async {
-      guard let recorder = opening.recorder.withLock({ $0 }) else { return }
+      guard let recorder = opening.recorder.withLock({ $0 }) else {
+        finishing.leave()
+        return
+      }
       for frame in frames {
         recorder.submit(frame.still, timestamp: frame.timestamp, sequence: frame.sequence, crop: frame.crop)
       }
@@ -141,8 +149,25 @@ final class MovieSink: MovieDriver {
           results.post(.movieSaved(summary))
         case .failure(let error):
           results.post(.movieFailed("\(error)"))
+          if error.isStorageFailure { results.post(.storageFailed("\(error)")) }
         }
+        finishing.leave()
       }
+    }
+  }
+
+  /// The roll's storage is back: what its loss left on it (a recording cut off by a pulled card, or one
+  /// that could not be published on a card gone read-only) is published now, not at the next start. On the
+  /// opener, behind any recording still being finished and before the next one opens.
+  func storageReturned() {
+    guard let roll else { return }
+    let (results, finishing) = (results, finishing)
+    opener.async {
+      finishing.wait()
+      roll.storageReturned()
+      let recovered = MovieRecorder.recoverInterrupted(roll)
+      for result in recovered { Self.report(result) }
+      if !recovered.isEmpty { results.post(.rollRecovered) }
     }
   }
 
@@ -162,13 +187,15 @@ final class MovieSink: MovieDriver {
 
   /// Publishes what crashes left of recordings, before anything new is numbered.
   static func recover(_ roll: CameraRoll) {
-    for result in MovieRecorder.recoverInterrupted(roll) {
-      switch result {
-      case .success:
-        MovieSummary.report(result)
-      case .failure(let error):
-        log("interrupted recording not recovered: \(error)")
-      }
+    for result in MovieRecorder.recoverInterrupted(roll) { report(result) }
+  }
+
+  private static func report(_ result: Result<MovieSummary, RollError>) {
+    switch result {
+    case .success:
+      MovieSummary.report(result)
+    case .failure(let error):
+      log("interrupted recording not recovered: \(error)")
     }
   }
 }

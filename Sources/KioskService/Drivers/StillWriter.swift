@@ -89,6 +89,9 @@ final class StillWriter: StillDriver {
           }
         }
         results.post(.stillSaved(item, frame, pressedAt: pressedAt))
+      } catch let error as RollError {
+        results.post(.stillFailed("\(error)"))
+        if error.isStorageFailure { results.post(.storageFailed("\(error)")) }
       } catch {
         results.post(.stillFailed("\(error)"))
       }

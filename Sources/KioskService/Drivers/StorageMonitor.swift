@@ -15,6 +15,12 @@ final class StorageMonitor: StorageDriver {
   private var timer: LoopTimer?
   private var recording = false
   private(set) var shots = ShotsLeft()
+  /// Why a write failed on the storage itself (EIO, or read-only since one), and a watch on the mount table
+  /// from then: a card that failed is not the roll again until it has been taken out and put back, which
+  /// unmounts and mounts it (ext4 refuses every write until then, and vfat's cache no longer matches the card).
+  /// Any mount or unmount since counts: a card mounted anew looks like the old one in every other way, and the
+  /// cost of an unrelated mount is one more press that fails.
+  private var failed: (reason: String, mounts: MountTableWatch?)?
 
   init(config: Config, roll: CameraRoll?, loop: EventLoop, post: @escaping (ServiceEvent) -> Void) throws(SystemCallError) {
     self.config = config
@@ -52,6 +58,11 @@ final class StorageMonitor: StorageDriver {
     // Is the storage still there at all? Then free space, from the same look at it.
     let facts = CapabilityProbe.rollFacts(config)
     let place = RollStorageCheck.evaluate(facts, roll: config.roll, spaceCounts: false)
+    // A card seen gone comes back mounted anew; one on the mount that failed is not the roll yet.
+    if !place.passed || failed?.mounts?.changed == true { failed = nil }
+    if let failure = failed {
+      return [.rollStorage(available: false, detail: "\(roll.root): \(failure.reason)", at: time)]
+    }
     var events: [Event] = [.rollStorage(available: place.passed, detail: place.evidence, at: time)]
     guard place.passed else { return events }
     guard let available = facts.availableBytes else {
@@ -61,6 +72,13 @@ final class StorageMonitor: StorageDriver {
     let detail = "\(available / 1_048_576) MiB free on \(roll.root), reserve \(config.roll.reserveMegabytes) MiB"
     events.append(.storage(full: available < config.roll.reserveBytes, detail: detail, at: time))
     return events
+  }
+
+  /// A write on the roll failed because the storage did (not because it was full): "Storage not available"
+  /// from the next check until the card is mounted again.
+  func storageFailed(_ reason: String) {
+    guard roll != nil, failed == nil else { return }
+    failed = ("a write failed (\(reason)); take the card out and put it back", try? MountTableWatch())
   }
 
   /// A published still's size joins the mean that "shots left" divides the free space by.

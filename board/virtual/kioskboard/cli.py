@@ -11,7 +11,7 @@ from .errors import BoardError
 from .gpio import click, gpio
 from .guest import forwarded_port, kill, log_path, procs, run, spawn
 from .hub import supervise
-from .lifecycle import start, status, stop
+from .lifecycle import power_cut, start, status, stop
 from .qmp import screendump
 from .state import Paths
 from .webcam import main_cli as webcam_cli
@@ -43,6 +43,7 @@ def main(argv=None):
     p = sub.add_parser("start", help="boot the board (no-op if it is up)")
     p.add_argument("--timeout", type=float, default=None, help="boot timeout in s (default 300)")
     sub.add_parser("stop", help="power the board off")
+    sub.add_parser("power-cut", help="kill QEMU with SIGKILL: what the guest had not flushed to the card is lost")
     sub.add_parser("status", help="show whether the board runs (exit 0 running, 3 stopped, 4 booting)")
     p = sub.add_parser("run", help="run a shell command in the guest: run [--timeout S] -- CMD")
     p.add_argument("--timeout", type=float, default=None)
@@ -88,6 +89,8 @@ def main(argv=None):
             start(timeout=args.timeout, paths=paths)
         elif args.cmd == "stop":
             stop(paths=paths)
+        elif args.cmd == "power-cut":
+            power_cut(paths=paths)
         elif args.cmd == "status":
             st, info = status(paths)
             if st != "running":

@@ -148,6 +148,20 @@ def stop(quiet=False, paths=None):
         return True
 
 
+def power_cut(quiet=False, paths=None):
+    """SIGKILL to QEMU, nothing asked of the guest: a power cut. The card is attached with cache=writeback, so
+    what the guest had flushed is in card.img and what it had not is gone with its page cache."""
+    paths = paths or Paths()
+    say = (lambda m: None) if quiet else (lambda m: print("board: " + m, flush=True))
+    with _Lock(paths):
+        if _supervisor_pid(paths) is None:
+            say("not running")
+            return False
+        _stop_hard(paths)
+        say("power cut (QEMU killed)")
+        return True
+
+
 def status(paths=None):
     """Return (state, info): state is 'running', 'booting' or 'stopped'."""
     paths = paths or Paths()
