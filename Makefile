@@ -71,8 +71,10 @@ board-lint: deps
 ## test: the board's Python checked, then unit tests, file-format tests with real peers, then device tests on
 ## the virtual board, in one run.
 test: deps board-lint release
-	swift build --build-tests
-	$(BOARD) start
+	@# The board boots (its modules built, the guest brought up) while the tests compile: the two overlap.
+	@mkdir -p $(BOARD_DIR); $(BOARD) start > $(BOARD_DIR)/start.log 2>&1 & boot=$$!; \
+	swift build --build-tests; built=$$?; wait $$boot; booted=$$?; cat $(BOARD_DIR)/start.log; \
+	if [ $$built -ne 0 ] || [ $$booted -ne 0 ]; then $(BOARD) stop; exit 1; fi
 	@# The card's long tests are make storage-test's: left out here, not run and reported skipped.
 	@set -o pipefail; KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_BINARY=$(KIOSKCAM) swift test --skip-build \
 	  --skip '$(STORAGE_ONLY)' 2>&1 | tee $(BOARD_DIR)/test.log; \
@@ -86,8 +88,10 @@ test: deps board-lint release
 ## sample of points and at every flush, FUA and mark of a session and 100 random points, on ext4 and vfat (hours:
 ## not in `make test`, which runs the stalling card only: the sample took it past 30 minutes).
 storage-test: deps board-lint release
-	swift build --build-tests
-	$(BOARD) start
+	@# The board boots (its modules built, the guest brought up) while the tests compile: the two overlap.
+	@mkdir -p $(BOARD_DIR); $(BOARD) start > $(BOARD_DIR)/start.log 2>&1 & boot=$$!; \
+	swift build --build-tests; built=$$?; wait $$boot; booted=$$?; cat $(BOARD_DIR)/start.log; \
+	if [ $$built -ne 0 ] || [ $$booted -ne 0 ]; then $(BOARD) stop; exit 1; fi
 	@set -o pipefail; KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_STORAGE_TESTS=full KIOSKCAM_BINARY=$(KIOSKCAM) \
 	  swift test --skip-build --filter 'Card|PowerCut' 2>&1 | tee $(BOARD_DIR)/storage-test.log; \
 	status=$$?; $(BOARD) stop; exit $$status
