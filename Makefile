@@ -22,6 +22,7 @@ DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-d
   libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg \
   systemd shellcheck pyflakes3 openssh-server rsync \
   libyuv-dev zlib1g-dev console-setup-linux libavcodec-dev libavutil-dev chromium \
+  libasound2-dev alsa-utils \
   dmsetup e2fsprogs dosfstools
 
 # The storage tests only make storage-test runs (hours, or minutes that would take make test past 30).

@@ -21,6 +21,8 @@ let package = Package(
     .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
     // libavcodec (FFmpeg 5.1): H.264 movies through its libx264 encoder.
     .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev", "libavutil-dev"])]),
+    // libasound (alsa-lib): a movie's sound from an ALSA capture device.
+    .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
 
     // Pure: the state machine, configuration, roll naming. No C, no Foundation.
     .target(name: "KioskCore"),
@@ -41,6 +43,8 @@ let package = Package(
     .target(name: "FontFile", dependencies: ["CZlib", "Imaging"]),
     .target(name: "Scaling", dependencies: ["CYUV", "Imaging"]),
     .target(name: "VideoCodec", dependencies: ["CAVCodec", "Imaging"]),
+    // The microphone: ALSA capture on a thread of its own, stamped on CLOCK_MONOTONIC like the camera's frames.
+    .target(name: "Sound", dependencies: ["CALSA"]),
 
     // Capture: frames to stills and movies on the roll, frame checks, the roll read back for review.
     // Workers' code, no loop and no device: the service, the tests and the bench share it.
@@ -54,7 +58,7 @@ let package = Package(
       name: "KioskService",
       dependencies: [
         "KioskCore", "Imaging", "MediaFiles", "LinuxIO", "Camera", "Buttons", "Display", "JPEGCodec", "CameraRoll",
-        "FontFile", "Scaling", "Capture", "Preview", "VideoCodec",
+        "FontFile", "Scaling", "Capture", "Preview", "VideoCodec", "Sound",
       ]
     ),
     .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),
