@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+
+/// Sound on the board: snd-aloop's loopback is the microphone (what is played into hw:Loopback,1,0 is
+/// captured from hw:Loopback,0,0, which `[movie] audio = auto` finds), the movie is H.264 from vivid, and the
+/// file is judged on the host by ffprobe and ffmpeg.
+extension BoardDeviceTests {
+  /// The config of the sound tests: H.264 movies, the microphone optional.
+  func soundConfig(_ name: String) throws -> (config: String, roll: String) {
+    try Board.makeConfig(name: name) {
+      $0.replacingOccurrences(
+        of: "optional = display, mode-button", with: "optional = display, mode-button, movie-camera, h264-encoder, microphone")
+        + "[movie]\nsize = 640x360\nframe-rate = 10\ncodec = h264\naudio = auto\n"
+    }
+  }
+
+  /// Five beeps of 1 kHz played into the loopback while vivid's test pattern switches with each (white,
+  /// blue, ...; board/virtual/guest-beeps.py): the movie has an AAC-LC stream at 48 kHz, mono, whose
+  /// dominant frequency is 1 kHz and whose length is the pictures' within 50 ms, and each beep starts
+  /// within a frame interval (the one before the changed picture, as the file has it) + 20 ms of the
+  /// picture it came with. The offsets are printed.
+  @Test func aMovieWithTheLoopbacksBeepsHasThemAtOneKilohertzInStepWithThePictures() throws {
+    try #require(try Board.run("modprobe snd-aloop pcm_substreams=1").status == 0, "modprobe snd-aloop")
+    defer {
+      // vivid's bars and no sound card again, for the tests after this one.
+      _ = try? Board.run("for v in /dev/video0 /dev/video1; do v4l2-ctl -d $v -c test_pattern=0; done; modprobe -r snd-aloop")
+    }
+    let (config, roll) = try soundConfig("sound")
+    try Board.withService("sound", config: config) {
+      let probe = try Board.run("\(Board.binary) probe --config \(config)")
+      #expect(
+        probe.stdout.contains(
+          "microphone (optional): ok: plughw:CARD=Loopback,DEV=0 (Loopback): S16_LE, 48000 Hz, mono, periods of 1024 frames, CLOCK_MONOTONIC timestamps; AAC-LC through libavcodec"),
+        "\(probe.stdout)")
+      let microphone = (try Board.status()["capabilities"] as? [[String: Any]])?.first { $0["name"] as? String == "microphone" }
+      #expect(microphone?["available"] as? Bool == true, "\(String(describing: microphone))")
+      #expect((microphone?["evidence"] as? String ?? "").contains("48000 Hz, mono"))
+
+      _ = try startRecording("sound")
+      let moments = [1.5, 2.5, 3.5, 4.5, 5.5]
+      try Board.spawn(
+        "beeps",
+        ["/usr/bin/python3", "\(Board.repository)/board/virtual/guest-beeps.py", "hw:Loopback,1,0",
+          moments.map { "\($0)" }.joined(separator: ","), "300", "/dev/video0", "/dev/video1"])
+      try Board.waitFor("the five beeps") {
+        try Board.logs("beeps").split(separator: "\n").filter { $0.hasPrefix("{") }.count == moments.count
+      }
+      Thread.sleep(forTimeInterval: 1)
+      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      let file = "DCIM/100KIOSK/IMG_0001.MP4"
+      try Board.waitFor(file) { try loggedMovie("sound", file) != nil }
+      #expect(try Board.logs("sound").contains(", sound AAC-LC 48000 Hz mono, quality high"), "the start's log line")
+      let path = "\(roll)/\(file)"
+
+      let probed = try Board.host([
+        "/usr/bin/ffprobe", "-v", "error", "-show_entries", "stream=codec_type,codec_name,profile,sample_rate,channels,duration",
+        "-of", "json", path,
+      ])
+      let streams = (try JSONSerialization.jsonObject(with: Data(probed.stdout.utf8)) as? [String: Any])?["streams"]
+        as? [[String: Any]] ?? []
+      let video = streams.first { $0["codec_type"] as? String == "video" }
+      let audio = try #require(streams.first { $0["codec_type"] as? String == "audio" }, "\(probed.stdout)")
+      #expect(audio["codec_name"] as? String == "aac" && audio["profile"] as? String == "LC", "\(audio)")
+      #expect(audio["sample_rate"] as? String == "48000" && audio["channels"] as? Int == 1, "\(audio)")
+      let videoSeconds = Double(video?["duration"] as? String ?? "") ?? -1
+      let audioSeconds = Double(audio["duration"] as? String ?? "") ?? -1
+      print("sound movie: pictures \(videoSeconds) s, sound \(audioSeconds) s")
+      #expect(abs(audioSeconds - videoSeconds) <= 0.05, "sound \(audioSeconds) s, pictures \(videoSeconds) s")
+      let decode = try Board.host(["/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
+      #expect(decode.status == 0 && decode.stderr.isEmpty, "ffmpeg: \(decode.stderr)")
+
+      // The dominant frequency of ffmpeg's decode, by Goertzel filters every 25 Hz from 100 Hz to 4 kHz.
+      let pcm = try Self.decodedSound(path)
+      let strongest = stride(from: 100.0, through: 4000, by: 25).max { Self.power(pcm, $0) < Self.power(pcm, $1) } ?? 0
+      #expect(strongest == 1000, "dominant frequency \(strongest) Hz")
+
+      let offsets = try Self.beepOffsets(path, pcm: pcm)
+      print("A/V offsets on the board (sound onset - picture change; allowed: the frame interval + 20 ms), ms: "
+        + offsets.map { "\(Int(($0.offset * 1000).rounded())) (\(Int(($0.interval * 1000).rounded())))" }.joined(separator: ", "))
+      #expect(offsets.count == moments.count, "\(offsets.count) picture changes with a beep")
+      for (offset, interval) in offsets { #expect(abs(offset) <= interval + 0.020, "offset \(offset) s, frame interval \(interval) s") }
+
+      var record = ""
+      try Board.waitFor("the record of \(file)") {
+        let records = (try? String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)) ?? ""
+        record = String(records.split(separator: "\n").first { $0.contains("\"file\":\"\(file)\"") } ?? "")
+        return !record.isEmpty
+      }
+      #expect(
+        record.contains("\"audio\":\"aac\"") && record.contains("\"audioSampleRate\":48000")
+          && record.contains("\"audioChannels\":1") && record.contains("\"audioProfile\":\"LC\""), "\(record)")
+    }
+  }
+
+  /// No sound card: the microphone is off (logged once, "Off: sound" on the overlay, status), and a movie
+  /// is recorded anyway, with no sound stream at all.
+  @Test func withoutAMicrophoneTheOverlaySaysOffSoundAndTheMovieHasNoSoundStream() throws {
+    _ = try Board.run("modprobe -r snd-aloop 2>/dev/null; true")
+    let (config, roll) = try soundConfig("nosound")
+    try Board.withService("nosound", config: config) {
+      let log = try Board.logs("nosound")
+      #expect(log.components(separatedBy: "kioskcam: microphone off (optional): ").count == 2, "logged once: \(log)")
+      var mismatches = ["no screendump yet"]
+      try Board.waitFor("the note of what is off") {
+        mismatches = OverlayText.mismatches(
+          in: try Board.screendump(), "Off: sound", x: 25, y: 800 - 25 - 32, scale: 1, background: (0, 0, 0))
+        return mismatches.isEmpty
+      }
+      #expect(mismatches.isEmpty, "\(mismatches)")
+      _ = try startRecording("nosound")
+      Thread.sleep(forTimeInterval: 2)
+      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      let file = "DCIM/100KIOSK/IMG_0001.MP4"
+      try Board.waitFor(file) { try loggedMovie("nosound", file) != nil }
+      let types = try Board.host([
+        "/usr/bin/ffprobe", "-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", "\(roll)/\(file)",
+      ])
+      #expect(types.stdout.split(separator: "\n").map(String.init) == ["video"], "\(types.stdout)")
+      let decode = try Board.host(["/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-i", "\(roll)/\(file)", "-f", "null", "-"])
+      #expect(decode.status == 0 && decode.stderr.isEmpty, "ffmpeg: \(decode.stderr)")
+    }
+  }
+
+  static func decodedSound(_ path: String) throws -> [Int16] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    process.arguments = ["-nostdin", "-v", "error", "-i", path, "-map", "0:a", "-f", "s16le", "-ac", "1", "-ar", "48000", "-"]
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let bytes = [UInt8](out.fileHandleForReading.readDataToEndOfFile())
+    process.waitUntilExit()
+    return stride(from: 0, to: bytes.count - 1, by: 2).map { Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8) }
+  }
+
+  /// Goertzel's power at `frequency` in 48 kHz samples.
+  static func power(_ samples: [Int16], _ frequency: Double) -> Double {
+    let coefficient = 2 * cos(2 * Double.pi * frequency / 48_000)
+    var (s1, s2) = (0.0, 0.0)
+    for sample in samples {
+      let s0 = Double(sample) + coefficient * s1 - s2
+      (s2, s1) = (s1, s0)
+    }
+    return s1 * s1 + s2 * s2 - coefficient * s1 * s2
+  }
+
+  /// Each picture change (the mean luma of consecutive frames, as ffmpeg decodes them, jumps by more than 60)
+  /// with the onset of the beep nearest it (the 1 ms envelope past half the beep's): onset minus change, and
+  /// the interval from the frame before the change, within which the switch happened.
+  static func beepOffsets(_ path: String, pcm: [Int16]) throws -> [(offset: Double, interval: Double)] {
+    let times = try Board.host([
+      "/usr/bin/ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path,
+    ]).stdout.split(separator: "\n").compactMap { line in line.split(separator: ",").first.flatMap { Double($0) } }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    process.arguments = [
+      "-nostdin", "-v", "error", "-i", path, "-map", "0:v", "-fps_mode", "passthrough", "-vf", "scale=16:16", "-f", "rawvideo",
+      "-pix_fmt", "gray", "-",
+    ]
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let grey = [UInt8](out.fileHandleForReading.readDataToEndOfFile())
+    process.waitUntilExit()
+    let means = stride(from: 0, to: grey.count - 255, by: 256).map { grey[$0..<$0 + 256].reduce(0) { $0 + Int($1) } / 256 }
+    let window = 48
+    let envelope = stride(from: 0, to: max(0, pcm.count - window), by: window).map { at in
+      (pcm[at..<at + window].reduce(0.0) { $0 + Double($1) * Double($1) } / Double(window)).squareRoot()
+    }
+    let half = 16_000 / 2.0.squareRoot() / 2
+    var found: [(Double, Double)] = []
+    for index in 1..<min(means.count, times.count) where abs(means[index] - means[index - 1]) > 60 {
+      let change = times[index]
+      // The beep whose onset is nearest: the first loud millisecond after a quiet one, within 0.4 s.
+      let from = max(1, Int((change - 0.4) * 1000))
+      let to = min(envelope.count, Int((change + 0.4) * 1000))
+      let onsets = (from..<max(from, to)).filter { envelope[$0] > half && envelope[$0 - 1] <= half }
+      guard let onset = onsets.min(by: { abs(Double($0) / 1000 - change) < abs(Double($1) / 1000 - change) }) else {
+        continue
+      }
+      found.append((Double(onset * window) / 48_000 - change, change - times[index - 1]))
+    }
+    return found
+  }
+}
