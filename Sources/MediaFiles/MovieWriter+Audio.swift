@@ -25,16 +25,21 @@ extension MovieWriter {
     return ticks / Int64(audio.sampleRate) * 1_000_000_000 + ticks % Int64(audio.sampleRate) * 1_000_000_000 / Int64(audio.sampleRate)
   }
 
-  /// At the end: no frame of sound starts after the pictures end (the sound then ends within one frame of
-  /// them, 21 ms at 48 kHz, whatever the microphone delivered after the stop).
-  mutating func trimAudio(toVideoTicks ticks: UInt64) {
-    guard let audio else { return }
-    let end = Self.nanoseconds(ticks)
-    // Frames whose start is before `end`: ceil(end * rate / 1e9 / frameLength).
-    let frames = (Int64(audio.sampleRate) * end + 999_999_999) / 1_000_000_000
-    let starting = Int((frames + Int64(audio.frameLength) - 1) / Int64(audio.frameLength))
-    let keep = max(0, starting - audioSamplesWritten)
-    if audioWaiting.count > keep { audioWaiting.removeLast(audioWaiting.count - keep) }
+  /// AAC frames of the track that start before `ticks` of the pictures' time: ceil(end * rate / 1e9 / frameLength).
+  func audioFrames(before ticks: UInt64) -> Int {
+    guard let audio else { return 0 }
+    let samples = (Int64(audio.sampleRate) * Self.nanoseconds(ticks) + 999_999_999) / 1_000_000_000
+    return Int((samples + Int64(audio.frameLength) - 1) / Int64(audio.frameLength))
+  }
+
+  /// The sound for a fragment whose pictures end at `ticks`: what starts before then (a slow encoder writes
+  /// pictures seconds after the sound of their moment was heard; the rest waits for the next fragment, and
+  /// at the end is cut), so the sound never runs more than an AAC frame (21 ms at 48 kHz) past the pictures.
+  mutating func takeAudio(toVideoTicks ticks: UInt64) -> [[UInt8]] {
+    guard audio != nil else { return [] }
+    let keep = min(audioWaiting.count, max(0, audioFrames(before: ticks) - audioSamplesWritten))
+    defer { audioWaiting.removeFirst(keep) }
+    return Array(audioWaiting.prefix(keep))
   }
 
   /// The sound's traf in a fragment's moof: `dataOffset` from the moof's start, where the pictures end.

@@ -136,6 +136,7 @@ public struct MovieWriter: Sendable {
   /// its own time is already there; with no frame before it, `fallback` nanoseconds.
   /// Whatever was gathered becomes the last fragment.
   public mutating func flush(end: Int64?, fallback: Int64 = 40_000_000) -> [UInt8]? {
+    // Sound past the last picture is never written.
     defer { audioWaiting = [] }
     if let last = newest {
       let previous = gathering.last?.duration ?? fragments.last?.durations.last
@@ -146,7 +147,6 @@ public struct MovieWriter: Sendable {
         // dropped frames would carry the movie past its stop).
         duration = min(duration, UInt32(clamping: untilEnd > last.tick ? untilEnd - last.tick : grid))
       }
-      trimAudio(toVideoTicks: decodeTime + gatheringTicks + UInt64(duration))
       let startsGroup = last.sync && !format.allSync
       if !gathering.isEmpty, startsGroup || Self.nanoseconds(gatheringTicks + UInt64(duration)) > fragmentLimit {
         // The previous fragment is full: write it now and the last frame in a fragment of its own.
@@ -159,8 +159,6 @@ public struct MovieWriter: Sendable {
       gathering.append((last, duration))
       gatheringTicks += UInt64(duration)
       newest = nil
-    } else {
-      trimAudio(toVideoTicks: decodeTime + gatheringTicks)
     }
     return gathering.isEmpty ? nil : cutFragment()
   }
@@ -182,12 +180,15 @@ public struct MovieWriter: Sendable {
 
   // MARK: Fragments
 
+  private func gatheringTicks(of samples: [(sample: Sample, duration: UInt32)]) -> UInt64 {
+    samples.reduce(0) { $0 + UInt64($1.duration) }
+  }
+
   private mutating func cutFragment() -> [UInt8] {
     let samples = gathering
     gathering = []
     gatheringTicks = 0
-    let sound = audio == nil ? [] : audioWaiting
-    audioWaiting = []
+    let sound = takeAudio(toVideoTicks: decodeTime + gatheringTicks(of: samples))
     let sequence = UInt32(fragments.count + 1)
     let payload = samples.reduce(0) { $0 + $1.sample.bytes.count }
     func moof(dataOffset: UInt32) -> [UInt8] {

@@ -27,17 +27,19 @@ extension BoardDeviceTests {
     }
     let (config, roll) = try soundConfig("sound")
     try Board.withService("sound", config: config) {
-      let probe = try Board.run("\(Board.binary) probe --config \(config)")
-      #expect(
-        probe.stdout.contains(
-          "microphone (optional): ok: plughw:CARD=Loopback,DEV=0 (Loopback): S16_LE, 48000 Hz, mono, periods of 1024 frames, CLOCK_MONOTONIC timestamps; AAC-LC through libavcodec"),
-        "\(probe.stdout)")
+      // The probe's evidence, as `kioskcam status` gives it (`kioskcam probe` says the same; on a loaded board
+      // its start costs half a minute).
       let microphone = (try Board.status()["capabilities"] as? [[String: Any]])?.first { $0["name"] as? String == "microphone" }
       #expect(microphone?["available"] as? Bool == true, "\(String(describing: microphone))")
-      #expect((microphone?["evidence"] as? String ?? "").contains("48000 Hz, mono"))
+      #expect(
+        (microphone?["evidence"] as? String ?? "").hasPrefix(
+          "plughw:CARD=Loopback,DEV=0 (Loopback): S16_LE, 48000 Hz, mono, periods of 1024 frames, CLOCK_MONOTONIC timestamps; "
+            + "AAC-LC through libavcodec"), "\(String(describing: microphone))")
 
       _ = try startRecording("sound")
-      let moments = [1.5, 2.5, 3.5, 4.5, 5.5]
+      // Two seconds apart: a loaded emulated board records a frame a second at worst, and two switches
+      // between the same two frames would show no change.
+      let moments = [1.0, 3.0, 5.0, 7.0, 9.0]
       try Board.spawn(
         "beeps",
         ["/usr/bin/python3", "\(Board.repository)/board/virtual/guest-beeps.py", "hw:Loopback,1,0",
@@ -92,35 +94,6 @@ extension BoardDeviceTests {
     }
   }
 
-  /// No sound card: the microphone is off (logged once, "Off: sound" on the overlay, status), and a movie
-  /// is recorded anyway, with no sound stream at all.
-  @Test func withoutAMicrophoneTheOverlaySaysOffSoundAndTheMovieHasNoSoundStream() throws {
-    _ = try Board.run("modprobe -r snd-aloop 2>/dev/null; true")
-    let (config, roll) = try soundConfig("nosound")
-    try Board.withService("nosound", config: config) {
-      let log = try Board.logs("nosound")
-      #expect(log.components(separatedBy: "kioskcam: microphone off (optional): ").count == 2, "logged once: \(log)")
-      var mismatches = ["no screendump yet"]
-      try Board.waitFor("the note of what is off") {
-        mismatches = OverlayText.mismatches(
-          in: try Board.screendump(), "Off: sound", x: 25, y: 800 - 25 - 32, scale: 1, background: (0, 0, 0))
-        return mismatches.isEmpty
-      }
-      #expect(mismatches.isEmpty, "\(mismatches)")
-      _ = try startRecording("nosound")
-      Thread.sleep(forTimeInterval: 2)
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
-      let file = "DCIM/100KIOSK/IMG_0001.MP4"
-      try Board.waitFor(file) { try loggedMovie("nosound", file) != nil }
-      let types = try Board.host([
-        "/usr/bin/ffprobe", "-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", "\(roll)/\(file)",
-      ])
-      #expect(types.stdout.split(separator: "\n").map(String.init) == ["video"], "\(types.stdout)")
-      let decode = try Board.host(["/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-i", "\(roll)/\(file)", "-f", "null", "-"])
-      #expect(decode.status == 0 && decode.stderr.isEmpty, "ffmpeg: \(decode.stderr)")
-    }
-  }
-
   static func decodedSound(_ path: String) throws -> [Int16] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
@@ -171,14 +144,16 @@ extension BoardDeviceTests {
     var found: [(Double, Double)] = []
     for index in 1..<min(means.count, times.count) where abs(means[index] - means[index - 1]) > 60 {
       let change = times[index]
-      // The beep whose onset is nearest: the first loud millisecond after a quiet one, within 0.4 s.
-      let from = max(1, Int((change - 0.4) * 1000))
-      let to = min(envelope.count, Int((change + 0.4) * 1000))
+      // The beep whose onset is nearest: the first loud millisecond after a quiet one, from the frame before
+      // the change (the switch came after it) to a little after the change.
+      let interval = change - times[index - 1]
+      let from = max(1, Int((change - interval - 0.1) * 1000))
+      let to = min(envelope.count, Int((change + 0.1) * 1000))
       let onsets = (from..<max(from, to)).filter { envelope[$0] > half && envelope[$0 - 1] <= half }
       guard let onset = onsets.min(by: { abs(Double($0) / 1000 - change) < abs(Double($1) / 1000 - change) }) else {
         continue
       }
-      found.append((Double(onset * window) / 48_000 - change, change - times[index - 1]))
+      found.append((Double(onset * window) / 48_000 - change, interval))
     }
     return found
   }

@@ -274,6 +274,27 @@ import VideoCodec
     #expect((played["audioBytes"] as? Int ?? 0) > 0, "chromium decoded the sound: \(played["audioBytes"] ?? "nothing")")
   }
 
+  /// A slow encoder writes its pictures seconds after their sound was heard: the sound waits for the pictures
+  /// of its moment, in each fragment and at the end, and never runs more than an AAC frame past them.
+  @Test func soundHeardAheadOfTheEncodedPicturesWaitsForThemAndEndsWithThem() {
+    let audio = AudioTrackFormat.aac(sampleRate: 48_000, channels: 1, audioSpecificConfig: [0x11, 0x88], bitRate: 64_000)
+    var writer = MovieWriter(width: 16, height: 16, format: .motionJPEG(width: 16, height: 16), frameRate: 30, audio: audio)
+    _ = writer.start()
+    // Three seconds of sound are in before the first of 45 pictures (1.5 s).
+    for _ in 0..<141 { writer.appendAudio([UInt8](repeating: 0x21, count: 10)) }
+    let frameTime = 1024.0 / 48_000
+    for index in 0..<45 {
+      _ = writer.append([0xFF, 0xD8, UInt8(index)], timestamp: Int64(index) * 33_333_333)
+      let pictures = Double(MovieWriter.nanoseconds(writer.ticksWritten)) / 1e9
+      let sound = Double(writer.audioNanosecondsWritten) / 1e9
+      #expect(sound <= pictures + frameTime + 1e-9, "after picture \(index): sound \(sound) s, pictures \(pictures) s")
+    }
+    _ = writer.flush(end: 45 * 33_333_333)
+    let pictures = Double(MovieWriter.nanoseconds(writer.ticksWritten)) / 1e9
+    let sound = Double(writer.audioNanosecondsWritten) / 1e9
+    #expect(abs(pictures - 1.5) < 0.001 && sound >= pictures - 1e-9 && sound <= pictures + frameTime, "sound \(sound) s, pictures \(pictures) s")
+  }
+
   /// A movie recorded without a microphone has no sound track at all (not a silent one), and plays.
   @Test func withoutAMicrophoneTheMovieHasOneStreamAndTheRecordSaysNone() throws {
     let movie = try H264MovieTests.record(20) { H264MovieTests.yuyvFrame($0) }
