@@ -44,8 +44,15 @@ extension BoardDeviceTests {
         "beeps",
         ["/usr/bin/python3", "\(Board.repository)/board/virtual/guest-beeps.py", "hw:Loopback,1,0",
           moments.map { "\($0)" }.joined(separator: ","), "300", "/dev/video0", "/dev/video1"])
+      var beeps: [(played: Double, switched: Double)] = []
       try Board.waitFor("the five beeps") {
-        try Board.logs("beeps").split(separator: "\n").filter { $0.hasPrefix("{") }.count == moments.count
+        beeps = try Board.logs("beeps").split(separator: "\n").compactMap { line in
+          guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            let played = object["played"] as? Double, let switched = object["switched"] as? Double
+          else { return nil }
+          return (played, switched)
+        }
+        return beeps.count == moments.count
       }
       Thread.sleep(forTimeInterval: 1)
       #expect(try Board.run("\(Board.binary) shutter").status == 0)
@@ -76,11 +83,25 @@ extension BoardDeviceTests {
       let strongest = stride(from: 100.0, through: 4000, by: 25).max { Self.power(pcm, $0) < Self.power(pcm, $1) } ?? 0
       #expect(strongest == 1000, "dominant frequency \(strongest) Hz")
 
-      let offsets = try Self.beepOffsets(path, pcm: pcm)
-      print("A/V offsets on the board (sound onset - picture change; allowed: the frame interval + 20 ms), ms: "
-        + offsets.map { "\(Int(($0.offset * 1000).rounded())) (\(Int(($0.interval * 1000).rounded())))" }.joined(separator: ", "))
-      #expect(offsets.count == moments.count, "\(offsets.count) picture changes with a beep")
-      for (offset, interval) in offsets { #expect(abs(offset) <= interval + 0.020, "offset \(offset) s, frame interval \(interval) s") }
+      // The movie's time 0 is its first frame's timestamp, on the clock the script's times are on.
+      let first = try Board.logs("sound").split(separator: "\n").first { $0.contains("kioskcam: movie first frame ") }
+      let origin = try #require(first.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }, "first frame logged")
+      let inMovie = beeps.map { (played: $0.played - origin, switched: $0.switched - origin) }
+      let measured = try Self.beepOffsets(path, pcm: pcm, beeps: inMovie)
+      print("A/V on the board, ms: each beep's onset in the file - when it was played (CLOCK_MONOTONIC): "
+        + measured.map { $0.sound.map { "\(Int(($0 * 1000).rounded()))" } ?? "none" }.joined(separator: ", "))
+      print("A/V on the board, ms: onset - picture change (allowed: the frame interval before it + 20 ms + the script's switch lateness): "
+        + measured.map { m in m.offset.map { "\(Int(($0 * 1000).rounded())) (\(Int((m.interval * 1000).rounded())))" } ?? "none" }
+        .joined(separator: ", "))
+      for (index, beep) in measured.enumerated() {
+        // The sound on the camera's clock: the count within the timeline's 20 ms tolerance, and a 4 ms
+        // jiffy of snd-aloop's timer and a few ms of AAC besides.
+        #expect(beep.sound.map { abs($0) <= 0.030 } == true, "beep \(index): sound \(String(describing: beep.sound)) s from when it was played")
+        let lateness = max(0, inMovie[index].switched - inMovie[index].played)
+        #expect(
+          beep.offset.map { abs($0) <= beep.interval + 0.020 + lateness } == true,
+          "beep \(index): onset - change \(String(describing: beep.offset)) s, frame interval \(beep.interval) s")
+      }
 
       var record = ""
       try Board.waitFor("the record of \(file)") {
@@ -117,10 +138,13 @@ extension BoardDeviceTests {
     return s1 * s1 + s2 * s2 - coefficient * s1 * s2
   }
 
-  /// Each picture change (the mean luma of consecutive frames, as ffmpeg decodes them, jumps by more than 60)
-  /// with the onset of the beep nearest it (the 1 ms envelope past half the beep's): onset minus change, and
-  /// the interval from the frame before the change, within which the switch happened.
-  static func beepOffsets(_ path: String, pcm: [Int16]) throws -> [(offset: Double, interval: Double)] {
+  /// For each beep (its play and switch times, seconds of the movie): its onset in the decoded sound (the
+  /// 1 ms envelope past half the beep's, nearest the play time) less the play time; the first picture change
+  /// (the mean luma of consecutive frames, as ffmpeg decodes them, jumps by more than 60) from the switch on,
+  /// and the onset less it; and the interval from the frame before that change.
+  static func beepOffsets(
+    _ path: String, pcm: [Int16], beeps: [(played: Double, switched: Double)]
+  ) throws -> [(sound: Double?, offset: Double?, interval: Double)] {
     let times = try Board.host([
       "/usr/bin/ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path,
     ]).stdout.split(separator: "\n").compactMap { line in line.split(separator: ",").first.flatMap { Double($0) } }
@@ -136,25 +160,20 @@ extension BoardDeviceTests {
     let grey = [UInt8](out.fileHandleForReading.readDataToEndOfFile())
     process.waitUntilExit()
     let means = stride(from: 0, to: grey.count - 255, by: 256).map { grey[$0..<$0 + 256].reduce(0) { $0 + Int($1) } / 256 }
+    let changes = (1..<min(means.count, times.count)).filter { abs(means[$0] - means[$0 - 1]) > 60 }
     let window = 48
     let envelope = stride(from: 0, to: max(0, pcm.count - window), by: window).map { at in
       (pcm[at..<at + window].reduce(0.0) { $0 + Double($1) * Double($1) } / Double(window)).squareRoot()
     }
     let half = 16_000 / 2.0.squareRoot() / 2
-    var found: [(Double, Double)] = []
-    for index in 1..<min(means.count, times.count) where abs(means[index] - means[index - 1]) > 60 {
-      let change = times[index]
-      // The beep whose onset is nearest: the first loud millisecond after a quiet one, from the frame before
-      // the change (the switch came after it) to a little after the change.
-      let interval = change - times[index - 1]
-      let from = max(1, Int((change - interval - 0.1) * 1000))
-      let to = min(envelope.count, Int((change + 0.1) * 1000))
-      let onsets = (from..<max(from, to)).filter { envelope[$0] > half && envelope[$0 - 1] <= half }
-      guard let onset = onsets.min(by: { abs(Double($0) / 1000 - change) < abs(Double($1) / 1000 - change) }) else {
-        continue
+    let onsets = (1..<max(1, envelope.count)).filter { envelope[$0] > half && envelope[$0 - 1] <= half }.map { Double($0 * window) / 48_000 }
+    return beeps.map { beep in
+      let onset = onsets.filter { abs($0 - beep.played) < 0.3 }.min { abs($0 - beep.played) < abs($1 - beep.played) }
+      // A vivid frame stamped a little before the switch may already show it (its timestamps are nominal).
+      guard let change = changes.first(where: { times[$0] >= beep.switched - 0.05 }), times[change] < beep.switched + 3 else {
+        return (onset.map { $0 - beep.played }, nil, 0)
       }
-      found.append((Double(onset * window) / 48_000 - change, interval))
+      return (onset.map { $0 - beep.played }, onset.map { $0 - times[change] }, times[change] - times[change - 1])
     }
-    return found
   }
 }

@@ -2,10 +2,10 @@
 """Beeps into the sound loopback and picture changes on vivid, together, for the A/V sync test (in the guest).
 
 Plays silence into PCM (snd-aloop's playback end, e.g. hw:Loopback,1,0) at 48 kHz mono, and at each of
-MOMENTS seconds after its start a BEEP_MS 1 kHz beep; as each beep reaches the loopback (the frames still
-queued ahead of it counted out by snd_pcm_delay) it switches vivid's test pattern on every VIDEO device,
-alternately to 100% white and 100% blue. Prints one JSON line per beep with the CLOCK_MONOTONIC time of the
-switch, then exits. libasound through ctypes: the Python 3 standard library only.
+MOMENTS seconds after its start a BEEP_MS 1 kHz beep; as each beep leaves the buffer for the loopback (the
+frames still queued ahead of it counted out by snd_pcm_delay) it switches vivid's test pattern on every
+VIDEO device, alternately to 100% white and 100% blue. Prints one JSON line per beep with the
+CLOCK_MONOTONIC times at which its first frame was due to play and at which the pattern switched. libasound through ctypes: the Python 3 standard library only.
 
 usage: guest-beeps.py PCM MOMENTS(a,b,...) BEEP_MS VIDEO...
 """
@@ -20,7 +20,6 @@ import sys
 import time
 
 RATE = 48000
-CHUNK = 240  # 5 ms a write: the beep starts within 5 ms of its moment
 VIDIOC_S_CTRL = 0xC008561C  # _IOWR('V', 28, struct v4l2_control)
 VIDIOC_QUERYCTRL = 0xC0445624  # _IOWR('V', 36, struct v4l2_queryctrl)
 PATTERNS = (6, 9)  # vivid's "100% White", "100% Blue"
@@ -55,47 +54,42 @@ def main():
         controls.append((fd, ctrl))
 
     asound = ctypes.CDLL("libasound.so.2")
-    asound.snd_pcm_writei.restype = ctypes.c_long
     pcm = ctypes.c_void_p()
     if asound.snd_pcm_open(ctypes.byref(pcm), pcm_name.encode(), 0, 0) < 0:  # playback, blocking
         sys.exit("snd_pcm_open %s failed" % pcm_name)
-    # S16_LE (2), RW interleaved (3), mono, 48 kHz, resampling allowed, 20 ms of latency.
-    if asound.snd_pcm_set_params(pcm, 2, 3, 1, RATE, 1, 20000) < 0:
+    # The whole signal is rendered and handed over at once, into a buffer that holds it all: the kernel
+    # plays it in real time whatever this script's share of a loaded guest (a 20 ms buffer fed live
+    # underran there, and beeps came late or not at all). S16_LE (2), RW interleaved (3), mono, 48 kHz.
+    total = int((moments[-1] + beep_ms / 1000 + 0.5) * RATE)
+    if asound.snd_pcm_set_params(pcm, 2, 3, 1, RATE, 1, int(total * 1e6 / RATE) + 100000) < 0:
         sys.exit("snd_pcm_set_params failed")
-    delay = ctypes.c_long()
-
-    def write(samples):
-        data = struct.pack("<%dh" % len(samples), *samples)
-        while samples:
-            wrote = asound.snd_pcm_writei(pcm, data, len(samples))
-            if wrote < 0:
-                asound.snd_pcm_recover(pcm, wrote, 1)
-                continue
-            data = data[wrote * 2:]
-            samples = samples[wrote:]
-
-    silence = [0] * CHUNK
+    signal = [0] * total
     beep_frames = RATE * beep_ms // 1000
-    beep = [int(16000 * math.sin(2 * math.pi * 1000 * i / RATE)) for i in range(beep_frames)]
-    played = 0  # frames written
-    for number, moment in enumerate(moments):
-        while played < moment * RATE:
-            write(silence)
-            played += CHUNK
-        # The beep's first frame goes out after the frames queued ahead of it: the picture switches then.
-        asound.snd_pcm_delay(pcm, ctypes.byref(delay))
-        queued = max(0, delay.value)
-        written_at = time.clock_gettime(time.CLOCK_MONOTONIC)
-        write(beep[:CHUNK])
-        time.sleep(max(0.0, written_at + queued / RATE - time.clock_gettime(time.CLOCK_MONOTONIC)))
+    starts = [int(moment * RATE) for moment in moments]
+    for start in starts:
+        for i in range(beep_frames):
+            signal[start + i] = int(16000 * math.sin(2 * math.pi * 1000 * i / RATE))
+    data = struct.pack("<%dh" % total, *signal)
+    asound.snd_pcm_writei.restype = ctypes.c_long
+    wrote = asound.snd_pcm_writei(pcm, data, total)
+    if wrote != total:
+        sys.exit("snd_pcm_writei wrote %d of %d frames" % (wrote, total))
+    asound.snd_pcm_start(pcm)
+    delay = ctypes.c_long()
+    for number, start in enumerate(starts):
+        # Frame k leaves the buffer `k - played` frames from now; the picture switches then.
+        while True:
+            asound.snd_pcm_delay(pcm, ctypes.byref(delay))
+            now = time.clock_gettime(time.CLOCK_MONOTONIC)
+            due = now + (start - (total - delay.value)) / RATE
+            if due - now < 0.05:
+                break
+            time.sleep(min(0.5, due - now - 0.04))
+        time.sleep(max(0.0, due - time.clock_gettime(time.CLOCK_MONOTONIC)))
         switched = time.clock_gettime(time.CLOCK_MONOTONIC)
         for fd, ctrl in controls:
             fcntl.ioctl(fd, VIDIOC_S_CTRL, struct.pack("=Ii", ctrl, PATTERNS[number % 2]))
-        write(beep[CHUNK:])
-        played += beep_frames
-        print(json.dumps({"beep": number, "monotonic": switched, "queuedFrames": queued}), flush=True)
-    for _ in range(RATE // CHUNK):
-        write(silence)
+        print(json.dumps({"beep": number, "played": due, "switched": switched}), flush=True)
     asound.snd_pcm_drain(pcm)
     asound.snd_pcm_close(pcm)
 
