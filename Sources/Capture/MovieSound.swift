@@ -113,6 +113,11 @@ public final class MovieSound: Sendable {
       }
     }
     return state.withLock { state in
+      // What the timeline had to put right: a lost period (an overrun) shows as silence put in.
+      let rate = Int64(state.timeline.rate)
+      log(
+        "movie sound: \(state.timeline.handed * 1000 / rate) ms lined up, \(state.timeline.silenceFrames * 1000 / rate) ms of "
+          + "silence put in, \(state.timeline.droppedFrames * 1000 / rate) ms dropped\(state.failure.map { ", stopped: \($0)" } ?? "")")
       state.closed = true
       // The last part of a frame is left out (under 21 ms at 48 kHz): the sound ends on the pictures anyway.
       state.pending = []

@@ -93,11 +93,11 @@ final class PCMDevice: @unchecked Sendable {
     var rate = Self.preferredRate
     var direction: Int32 = 0
     try check("snd_pcm_hw_params_set_rate_near", snd_pcm_hw_params_set_rate_near(pcm, hw, &rate, &direction))
-    // About 20 ms a period and half a second of buffer: the thread wakes often enough that a slow moment
-    // elsewhere never overruns it, and a period is about one AAC frame.
+    // About 20 ms a period (an AAC frame), and two seconds of buffer: the capture thread shares the cores
+    // with the H.264 encoder, and on the loaded emulated board half a second of buffer overran (beeps lost).
     var period = snd_pcm_uframes_t(1024)
     try check("snd_pcm_hw_params_set_period_size_near", snd_pcm_hw_params_set_period_size_near(pcm, hw, &period, &direction))
-    var bufferTime: UInt32 = 500_000
+    var bufferTime: UInt32 = 2_000_000
     try check("snd_pcm_hw_params_set_buffer_time_near", snd_pcm_hw_params_set_buffer_time_near(pcm, hw, &bufferTime, &direction))
     try check("snd_pcm_hw_params", snd_pcm_hw_params(pcm, hw))
     _ = snd_pcm_hw_params_get_period_size(hw, &period, &direction)

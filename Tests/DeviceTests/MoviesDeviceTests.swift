@@ -169,11 +169,26 @@ extension BoardDeviceTests {
     }
   }
 
-  /// Motion-JPEG, and H.264, whose recovered file Chromium must play as well.
+  /// Motion-JPEG, and H.264 with sound (a 1 kHz tone played into snd-aloop), whose recovered file keeps both
+  /// streams and Chromium must play as well.
   @Test(arguments: ["mjpeg", "h264"])
   func aRecordingKilledWithSIGKILLIsRecoveredAtTheNextStart(codec: String) throws {
     let service = "moviekill-\(codec)"
     let (config, roll) = try movieConfig(service, codec: codec == "h264" ? "h264" : nil)
+    if codec == "h264" {
+      try #require(try Board.run("modprobe snd-aloop pcm_substreams=1").status == 0, "modprobe snd-aloop")
+      try Board.spawn(
+        "tone",
+        ["sh", "-c", "ffmpeg -nostdin -v error -f lavfi -i sine=frequency=1000:sample_rate=48000:duration=120 -f s16le -ac 1 - "
+          + "| aplay -q -D hw:Loopback,1,0 -f S16_LE -r 48000 -c 1 -t raw"])
+    }
+    defer {
+      if codec == "h264" {
+        _ = try? Board.kill("tone", signal: "KILL")
+        // The spawned pipeline is its own process group, killed whole; then the card can go.
+        _ = try? Board.run("modprobe -r snd-aloop")
+      }
+    }
     let (start, uptime) = try Board.withService(service, config: config) {
       _ = try startRecording(service)
       Thread.sleep(forTimeInterval: 4)
@@ -194,6 +209,17 @@ extension BoardDeviceTests {
       let movie = try probeMovie("\(roll)/\(file)")
       #expect(movie.codec == codec)
       if codec == "h264" {
+        // Both streams kept to the last whole fragment: the sound's length is the pictures' but for what the
+        // writer had not taken in yet.
+        let streams = try Board.host([
+          "/usr/bin/ffprobe", "-v", "error", "-show_entries", "stream=codec_type,codec_name,duration", "-of", "csv=p=0",
+          "\(roll)/\(file)",
+        ]).stdout.split(separator: "\n").map { $0.split(separator: ",").map(String.init) }
+        #expect(streams.map { $0.prefix(2).joined(separator: ",") } == ["h264,video", "aac,audio"], "\(streams)")
+        if streams.count == 2, let pictures = Double(streams[0].last ?? ""), let sound = Double(streams[1].last ?? "") {
+          print("recovered after kill -9: pictures \(pictures) s, sound \(sound) s")
+          #expect(sound <= pictures + 0.022 && sound >= pictures - 0.5, "sound \(sound) s, pictures \(pictures) s")
+        }
         let played = try Board.host(["\(Board.repository)/board/virtual/play-movie.py", "\(roll)/\(file)"])
         let result = try JSONSerialization.jsonObject(with: Data(played.stdout.utf8)) as? [String: Any]
         #expect(result?["error"] == nil && result?["ended"] as? Bool == true, "chromium: \(played.stdout) \(played.stderr)")
@@ -206,6 +232,7 @@ extension BoardDeviceTests {
       #expect(movie.seconds >= killedAfter - 1.0, "recovered \(movie.seconds) s of \(killedAfter) s recorded")
       let records = try String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)
       #expect(records.contains("\"recovered\":true"))
+      if codec == "h264" { #expect(records.contains("\"audio\":\"aac\""), "\(records)") }
       // The start the recording wrote into its header comes back with it (the source format does not).
       let year = Calendar(identifier: .gregorian).component(.year, from: Date())
       #expect(records.contains("\"captured\":\"\(year)-"), "\(records)")
