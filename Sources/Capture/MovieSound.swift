@@ -32,18 +32,19 @@ public struct AudioEncoding: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A recording's sound: periods from the microphone's thread, lined up with the pictures (`AudioTimeline`)
-/// and encoded to AAC there, then taken by the writer into the fragments.
+/// there, encoded to AAC on a thread of its own (`kioskcam.sound-encode`), then taken by the writer into the
+/// fragments.
 ///
-/// One lock, `state`, taken by the microphone's thread for a period (an AAC frame's encode, well under a
-/// millisecond) and by the writer to take the packets; the loop never takes it.
+/// The microphone's thread only lines periods up and queues them (microseconds under `state`): encoding on
+/// it made the emulated board's capture overrun (AAC under TCG is slow), and every overrun loses sound. The
+/// loop never takes the lock.
 public final class MovieSound: Sendable {
   public let encoding: AudioEncoding
   let format: AudioTrackFormat
 
   private struct State {
-    var encoder: AACEncoder
     var timeline: AudioTimeline
-    /// Frames lined up but not yet a whole AAC frame.
+    /// Frames lined up, not yet encoded.
     var pending: [Int16] = []
     var packets: [[UInt8]] = []
     /// Where the newest period ends, on CLOCK_MONOTONIC.
@@ -51,45 +52,69 @@ public final class MovieSound: Sendable {
     /// The microphone failed, or the recording finished: nothing more comes.
     var closed = false
     var failure: String?
+    var encodeQueued = false
+  }
+
+  /// The encoder, used on `worker` only.
+  private final class Encoder: @unchecked Sendable {
+    // Unchecked: every call is a job of the one worker thread.
+    let aac: AACEncoder
+    init(_ aac: AACEncoder) { self.aac = aac }
   }
 
   private let state: Mutex<State>
+  private let encoder: Encoder
+  private let worker = BackgroundWorker(name: "kioskcam.sound-encode")
   private let priming: Int64
+  private let frameSamples: Int
+  /// The most sound waiting for the encoder: a board whose encoder cannot keep up loses its sound (logged),
+  /// not its memory or the sync of what was kept.
+  private let backlogLimit: Int
 
   init(sampleRate: Int, channels: Int) throws(CodecError) {
-    let encoder = try AACEncoder(sampleRate: sampleRate, channels: channels)
+    let aac = try AACEncoder(sampleRate: sampleRate, channels: channels)
     encoding = AudioEncoding(sampleRate: sampleRate, channels: channels)
     format = .aac(
-      sampleRate: sampleRate, channels: channels, audioSpecificConfig: encoder.audioSpecificConfig,
-      bitRate: encoder.bitRate, frameLength: encoder.frameLength)
+      sampleRate: sampleRate, channels: channels, audioSpecificConfig: aac.audioSpecificConfig,
+      bitRate: aac.bitRate, frameLength: aac.frameLength)
     // The decoder gives the encoder's priming first: the sound it is given starts that much after the first
     // picture, so that what is heard at a moment of the movie is what was captured at it.
-    priming = Int64(encoder.priming) * 1_000_000_000 / Int64(sampleRate)
-    state = Mutex(State(encoder: encoder, timeline: AudioTimeline(rate: sampleRate, channels: channels)))
+    priming = Int64(aac.priming) * 1_000_000_000 / Int64(sampleRate)
+    frameSamples = aac.frameLength * channels
+    backlogLimit = 10 * sampleRate * channels
+    encoder = Encoder(aac)
+    state = Mutex(State(timeline: AudioTimeline(rate: sampleRate, channels: channels)))
   }
+
+  deinit { worker.finish() }
 
   /// From the microphone's thread: one period, interleaved, its first frame captured at `time`.
   public func take(_ samples: [Int16], time: Int64) {
-    state.withLock { state in
-      guard !state.closed else { return }
+    let overflow = state.withLock { state -> Bool in
+      guard !state.closed else { return false }
       state.heardUntil = time + Int64(samples.count / state.timeline.channels) * 1_000_000_000 / Int64(state.timeline.rate)
-      Self.encode(state.timeline.take(samples, time: time), &state)
+      state.pending += state.timeline.take(samples, time: time)
+      return state.pending.count > backlogLimit
     }
+    if overflow { ended("the AAC encoder is slower than the sound comes") }
+    scheduleEncode()
   }
 
   /// From the microphone's thread: it failed (pulled); the movie goes on, silent from here.
   public func ended(_ reason: String) {
-    state.withLock { state in
-      guard !state.closed else { return }
+    let first = state.withLock { state -> Bool in
+      guard !state.closed else { return false }
       state.closed = true
       state.failure = reason
+      return true
     }
-    log("movie sound stopped: \(reason); the movie goes on without it")
+    if first { log("movie sound stopped: \(reason); the movie goes on without it") }
   }
 
   /// From the writer: the first picture is in the file, captured at `time`.
   func picturesStarted(at time: Int64) {
-    state.withLock { state in Self.encode(state.timeline.start(at: time + priming), &state) }
+    state.withLock { state in state.pending += state.timeline.start(at: time + priming) }
+    scheduleEncode()
   }
 
   /// From the writer: the packets encoded so far.
@@ -101,7 +126,7 @@ public final class MovieSound: Sendable {
   }
 
   /// From the writer at the stop: waits (a little, on the writer's thread) for the microphone to have
-  /// delivered up to `end`, then closes and empties the encoder.
+  /// delivered up to `end`, then closes, encodes what is waiting and empties the encoder.
   func finish(until end: Int64?) -> [[UInt8]] {
     if let end {
       // Its periods come a period or two after they were captured; a microphone that has stopped delivering
@@ -112,37 +137,63 @@ public final class MovieSound: Sendable {
         usleep(10_000)
       }
     }
-    return state.withLock { state in
-      // What the timeline had to put right: a lost period (an overrun) shows as silence put in.
-      let rate = Int64(state.timeline.rate)
-      log(
-        "movie sound: \(state.timeline.handed * 1000 / rate) ms lined up, \(state.timeline.silenceFrames * 1000 / rate) ms of "
-          + "silence put in, \(state.timeline.droppedFrames * 1000 / rate) ms dropped\(state.failure.map { ", stopped: \($0)" } ?? "")")
+    let report = state.withLock { state in
       state.closed = true
+      let rate = Int64(state.timeline.rate)
+      // What the timeline had to put right: a lost period (an overrun) shows as silence put in.
+      return "movie sound: \(state.timeline.handed * 1000 / rate) ms lined up, \(state.timeline.silenceFrames * 1000 / rate) ms "
+        + "of silence put in, \(state.timeline.droppedFrames * 1000 / rate) ms dropped"
+        + (state.failure.map { ", stopped: \($0)" } ?? "")
+    }
+    log(report)
+    return worker.sync { [self] in
+      encodeWaiting()
       // The last part of a frame is left out (under 21 ms at 48 kHz): the sound ends on the pictures anyway.
-      state.pending = []
-      state.packets += (try? state.encoder.finish()) ?? []
-      defer { state.packets = [] }
-      return state.packets
+      let last = (try? encoder.aac.finish()) ?? []
+      return state.withLock { state in
+        state.pending = []
+        defer { state.packets = [] }
+        return state.packets + last
+      }
     }
   }
 
-  private static func encode(_ frames: [Int16], _ state: inout State) {
-    guard !frames.isEmpty else { return }
-    state.pending += frames
-    let length = state.encoder.frameLength * state.timeline.channels
-    var at = 0
-    while state.pending.count - at >= length {
-      do {
-        state.packets += try state.encoder.encode(state.pending[at..<at + length])
-      } catch {
-        state.closed = true
-        state.failure = "\(error)"
-        log("movie sound stopped: \(error); the movie goes on without it")
-        break
-      }
-      at += length
+  private func scheduleEncode() {
+    let queue = state.withLock { state -> Bool in
+      guard !state.encodeQueued, state.pending.count >= frameSamples else { return false }
+      state.encodeQueued = true
+      return true
     }
-    state.pending.removeFirst(at)
+    if queue { worker.async { [self] in encodeWaiting() } }
+  }
+
+  /// On the worker: every whole AAC frame waiting, encoded outside the lock.
+  private func encodeWaiting() {
+    while true {
+      let frames: [Int16]? = state.withLock { state in
+        let whole = state.pending.count / frameSamples * frameSamples
+        guard whole > 0 else {
+          state.encodeQueued = false
+          return nil
+        }
+        defer { state.pending.removeFirst(whole) }
+        return Array(state.pending[0..<whole])
+      }
+      guard let frames else { return }
+      var packets: [[UInt8]] = []
+      var failure: String?
+      var at = 0
+      while at < frames.count {
+        do {
+          packets += try encoder.aac.encode(frames[at..<at + frameSamples])
+        } catch {
+          failure = "\(error)"
+          break
+        }
+        at += frameSamples
+      }
+      state.withLock { $0.packets += packets }
+      if let failure { ended(failure) }
+    }
   }
 }
