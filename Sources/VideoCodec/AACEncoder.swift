@@ -20,7 +20,7 @@ public final class AACEncoder: @unchecked Sendable {
   /// ISO/IEC 14496-3's AudioSpecificConfig, for the MP4's `esds`.
   public let audioSpecificConfig: [UInt8]
 
-  /// "aac (libavcodec 59.37.100)".
+  /// "AAC-LC through libavcodec's aac 59.37.100": the `microphone` evidence.
   public static var identity: String {
     let version = avcodec_version()
     return "AAC-LC through libavcodec's aac \(version >> 16).\((version >> 8) & 0xFF).\(version & 0xFF)"
