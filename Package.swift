@@ -21,6 +21,8 @@ let package = Package(
     .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
     // libavcodec (FFmpeg 5.1): H.264 movies through its libx264 encoder.
     .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev", "libavutil-dev"])]),
+    // libasound (alsa-lib): a movie's sound from an ALSA capture device.
+    .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
 
     // Pure: the state machine, configuration, roll naming. No C, no Foundation.
     .target(name: "KioskCore"),
@@ -43,6 +45,8 @@ let package = Package(
     .target(name: "VideoCodec", dependencies: ["CAVCodec", "Imaging"]),
     // The kernel's memory-to-memory stateful encoder and decoder (a Pi's bcm2835-codec; vicodec on the board).
     .target(name: "V4L2Codec", dependencies: ["CV4L2", "LinuxIO"]),
+    // The microphone: ALSA capture on a thread of its own, stamped on CLOCK_MONOTONIC like the camera's frames.
+    .target(name: "Sound", dependencies: ["CALSA"]),
 
     // Capture: frames to stills and movies on the roll, frame checks, the roll read back for review.
     // Workers' code, no loop and no device: the service, the tests and the bench share it.
@@ -56,7 +60,7 @@ let package = Package(
       name: "KioskService",
       dependencies: [
         "KioskCore", "Imaging", "MediaFiles", "LinuxIO", "Camera", "Buttons", "Display", "JPEGCodec", "CameraRoll",
-        "FontFile", "Scaling", "Capture", "Preview", "VideoCodec", "V4L2Codec",
+        "FontFile", "Scaling", "Capture", "Preview", "VideoCodec", "V4L2Codec", "Sound",
       ]
     ),
     .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),

@@ -40,12 +40,17 @@ public struct ItemRecord: Codable, Sendable, Equatable {
   public var durationSeconds: Double?
   public var recovered: Bool?
   /// Movies: `h264` or `mjpeg`; for H.264 its profile and level (`High`, `3.0`) and the bit rate it was asked
-  /// for (bits per second); `audio` is `none` until movies have sound.
+  /// for (bits per second); `audio` is the sound's codec (`aac`) or `none`, and with sound its profile
+  /// (`LC`), rate, channels and length by its sample count.
   public var codec: String?
   public var profile: String?
   public var level: String?
   public var bitRate: Int?
   public var audio: String?
+  public var audioProfile: String?
+  public var audioSampleRate: Int?
+  public var audioChannels: Int?
+  public var audioDurationSeconds: Double?
 
   public init(
     mediaType: String, file: String, bytes: Int, width: Int, height: Int, captured: String,

@@ -50,6 +50,8 @@ public final class MovieRecorder: Sendable {
   public let codec: MovieCodec
   /// What the record and the log say it was encoded as.
   public let encoding: MovieEncoding
+  /// The sound, for the microphone's thread to hand its periods to; nil for a silent movie.
+  public let sound: MovieSound?
   private let uniqueID: String
   private let roll: CameraRoll
   private let folder: String
@@ -107,19 +109,21 @@ public final class MovieRecorder: Sendable {
 
   public convenience init(
     roll: CameraRoll, width: Int, height: Int, frameRate: Int, preset: MovieQuality, sourceFormat: String,
-    passthrough: Bool, codec: MovieCodec = .mjpeg, h264Preset: H264Preset = .superfast, tag: String
+    passthrough: Bool, codec: MovieCodec = .mjpeg, h264Preset: H264Preset = .superfast,
+    sound: SoundInput? = nil, tag: String
   ) throws(RollError) {
     let recording = try roll.createRecording(tag: tag, extension: codec.fileExtension)
     try self.init(
       roll: roll, recording: recording, output: recording, width: width, height: height, frameRate: frameRate,
-      preset: preset, sourceFormat: sourceFormat, passthrough: passthrough, codec: codec, h264Preset: h264Preset, tag: tag)
+      preset: preset, sourceFormat: sourceFormat, passthrough: passthrough, codec: codec, h264Preset: h264Preset,
+      sound: sound, tag: tag)
   }
 
   /// `output` is where the bytes go: the recording's own file, or a test's stand-in in front of it.
   init(
     roll: CameraRoll, recording: RecordingFile, output file: any RecordingOutput, width: Int, height: Int,
     frameRate: Int, preset: MovieQuality, sourceFormat: String, passthrough: Bool, codec: MovieCodec = .mjpeg,
-    h264Preset: H264Preset = .superfast, tag: String
+    h264Preset: H264Preset = .superfast, sound input: SoundInput? = nil, tag: String
   ) throws(RollError) {
     self.roll = roll
     self.sourceFormat = sourceFormat
@@ -142,6 +146,16 @@ public final class MovieRecorder: Sendable {
     let created = UInt32(clamping: WallClock.unixSeconds() + MovieWriter.epochOffset)
     var h264: H264Track?
     var writer: MovieWriter
+    // Sound goes into MP4 only; an encoder that does not open leaves the movie silent, never failed.
+    var sound: MovieSound?
+    if let input, codec == .h264 {
+      do {
+        sound = try MovieSound(sampleRate: input.sampleRate, channels: input.channels)
+      } catch {
+        log("movie sound off: \(error)")
+      }
+    }
+    self.sound = sound
     switch codec {
     case .mjpeg:
       encoding = .motionJPEG
@@ -159,11 +173,13 @@ public final class MovieRecorder: Sendable {
         roll.removeRecording(folder: recording.folder, name: recording.name)
         throw error
       }
-      encoding = track.encoding
+      var encoding = track.encoding
+      encoding.audio = sound?.encoding
+      self.encoding = encoding
       h264 = track
       writer = MovieWriter(
         width: width, height: height, format: track.format, fragmentLimit: Self.fragmentLimit, frameRate: frameRate,
-        created: created)
+        created: created, audio: sound?.format)
     }
     let header = writer.start()
     do {
@@ -286,6 +302,8 @@ public final class MovieRecorder: Sendable {
   /// when the write failed: the file stays whole up to the last fragment; this sample and the ones after are lost.
   private func append(_ sample: [UInt8], timestamp: Int64, sync: Bool, to output: inout Output) -> Bool {
     var trial = output.writer
+    // The sound heard so far rides in the fragment this picture may complete.
+    for packet in sound?.take() ?? [] { trial.appendAudio(packet) }
     if let fragment = trial.append(sample, timestamp: timestamp, sync: sync) {
       do {
         try file.append(fragment)
@@ -304,6 +322,7 @@ public final class MovieRecorder: Sendable {
     if output.firstTimestamp == nil {
       output.firstTimestamp = next.timestamp
       output.firstSequence = next.sequence
+      sound?.picturesStarted(at: next.timestamp)
       // Where the movie's time starts on CLOCK_MONOTONIC: how much a crash lost can be told from the log.
       log("movie first frame \(next.sequence) at \(Instant(nanoseconds: next.timestamp))")
     }
@@ -336,6 +355,7 @@ public final class MovieRecorder: Sendable {
 
   private func finish() -> Result<MovieSummary, RollError> {
     let end = handover.withLock { $0.end }
+    var audioSeconds = 0.0
     let (frames, seconds, writeError, bytes, first): (Int, Double, String?, Int, (Int64, UInt32)?) = output.withLock {
       output in
       var bytes = 0
@@ -346,6 +366,10 @@ public final class MovieRecorder: Sendable {
           _ = appendSamples(h264.finish(), to: &output)
         }
         var writer = output.writer
+        if output.writeError == nil, let sound {
+          // Up to the stop; the writer cuts what was heard after the last picture.
+          for packet in sound.take() + sound.finish(until: end) { writer.appendAudio(packet) }
+        }
         do throws(SystemCallError) {
           if output.writeError == nil, let last = writer.flush(end: end) {
             do throws(SystemCallError) {
@@ -365,6 +389,7 @@ public final class MovieRecorder: Sendable {
           output.writeError = output.writeError ?? "\(error)"
         }
       }
+      audioSeconds = Double(output.writer.audioNanosecondsWritten) / 1e9
       return (
         output.writer.samplesWritten, Double(MovieWriter.nanoseconds(output.writer.ticksWritten)) / 1e9,
         output.writeError, bytes, output.firstTimestamp.map { ($0, output.firstSequence) }
@@ -385,7 +410,8 @@ public final class MovieRecorder: Sendable {
           item: item, frames: frames, dropped: dropped, seconds: seconds, recovered: false, writeError: writeError,
           roll: roll, bytes: bytes, width: width, height: height,
           captured: first.map { WallClock.dateTime(atMonotonic: Instant(nanoseconds: $0.0)).isoText } ?? "",
-          sourceFormat: sourceFormat, firstSequence: first?.1 ?? 0, uniqueID: uniqueID, encoding: encoding))
+          sourceFormat: sourceFormat, firstSequence: first?.1 ?? 0, uniqueID: uniqueID, encoding: encoding,
+          audioSeconds: audioSeconds))
     } catch {
       // Not published (the card went read-only, or away): what it holds is recovered when it is back.
       roll.abandonRecording(name: name)

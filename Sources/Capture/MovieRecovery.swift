@@ -57,7 +57,8 @@ extension MovieRecorder {
                 ? "" : WallClock.dateTime(unixNanoseconds: (Int64(writer.created) - MovieWriter.epochOffset) * 1_000_000_000).isoText,
               sourceFormat: "",
               firstSequence: 0, uniqueID: String(name.dropFirst(CameraRoll.recordingPrefix.count).prefix { $0 != "." }),
-              encoding: MovieEncoding(writer.format))))
+              encoding: MovieEncoding(writer.format, audio: writer.audio),
+              audioSeconds: Double(writer.audioNanosecondsWritten) / 1e9)))
       } catch {
         results.append(.failure(error))
       }

@@ -11,6 +11,8 @@ public struct MovieEncoding: Sendable, Equatable, CustomStringConvertible {
   public var bitRate: Int?
   /// The x264 preset, measured to hold the camera's rate on this board.
   public var preset: String?
+  /// The sound, nil for a silent movie.
+  public var audio: AudioEncoding?
 
   public static let motionJPEG = MovieEncoding(codec: .mjpeg)
 
@@ -18,16 +20,17 @@ public struct MovieEncoding: Sendable, Equatable, CustomStringConvertible {
   public var description: String {
     guard codec == .h264 else { return "Motion-JPEG" }
     return "H.264 \(profile ?? "") \(level ?? "")" + (bitRate.map { ", \($0 / 1000) kbit/s" } ?? "")
-      + (preset.map { ", preset \($0)" } ?? "")
+      + (preset.map { ", preset \($0)" } ?? "") + (audio.map { ", sound \($0)" } ?? "")
   }
 
   /// What a file's sample entry says: a recovered movie's codec, and for H.264 the profile and level in its avcC.
-  init(_ format: VideoTrackFormat) {
+  init(_ format: VideoTrackFormat, audio: AudioTrackFormat? = nil) {
     guard format.codec == "avc1", let configuration = format.avcConfiguration else {
       self.init(codec: .mjpeg)
       return
     }
     self.init(codec: .h264, profile: configuration.profileName, level: configuration.levelName)
+    self.audio = audio.map { AudioEncoding(sampleRate: $0.sampleRate, channels: $0.channels) }
   }
 
   init(codec: MovieCodec, profile: String? = nil, level: String? = nil, bitRate: Int? = nil, preset: String? = nil) {
@@ -60,6 +63,8 @@ public struct MovieSummary: Sendable {
   let uniqueID: String
   /// How it was encoded, for the record.
   var encoding = MovieEncoding.motionJPEG
+  /// The sound track's length, by its sample count; 0 without one.
+  var audioSeconds = 0.0
 
   /// Seconds to the millisecond, as the log and the record give them.
   var roundedSeconds: Double { (seconds * 1000).rounded() / 1000 }
@@ -77,7 +82,13 @@ public struct MovieSummary: Sendable {
     record.profile = encoding.profile
     record.level = encoding.level
     record.bitRate = encoding.bitRate
-    record.audio = "none"
+    record.audio = encoding.audio?.codec ?? "none"
+    if let audio = encoding.audio {
+      record.audioProfile = audio.profile
+      record.audioSampleRate = audio.sampleRate
+      record.audioChannels = audio.channels
+      record.audioDurationSeconds = (audioSeconds * 1000).rounded() / 1000
+    }
     return record
   }
 

@@ -18,6 +18,8 @@ public enum Capability: String, Sendable, CaseIterable, Comparable, CustomString
   case zoom
   /// An H.264 encoder that opens at the movie size and rate: movies as MP4 that browsers and phones play.
   case h264Encoder = "h264-encoder"
+  /// An ALSA capture device that opens at a rate and format the movie's AAC encoder takes: sound in H.264 movies.
+  case microphone
 
   public var description: String { rawValue }
 
@@ -37,6 +39,7 @@ public enum Capability: String, Sendable, CaseIterable, Comparable, CustomString
     case .flash: "flash"
     case .zoom: "zoom"
     case .h264Encoder: "H.264"
+    case .microphone: "sound"
     }
   }
 

@@ -49,7 +49,7 @@ public struct CapabilityGate: Sendable, Equatable {
 
   /// The configuration's lists, less the optional capabilities it says are not fitted (`[buttons] mode = none`,
   /// `[display] device = none`, `[outputs] flash = none`, `[capture] zoom-maximum = 1.0`, `[movie] codec =
-  /// mjpeg`): a part left out on
+  /// mjpeg`, `[movie] audio = none`): a part left out on
   /// purpose is not a missing one, and is neither probed nor reported off. A required one stays required, and
   /// then fails.
   public init(_ config: Config) {
@@ -61,6 +61,8 @@ public struct CapabilityGate: Sendable, Equatable {
         config.outputs.flash == nil ? .flash : nil,
         config.capture.zoomMaximum <= 100 ? .zoom : nil,
         config.movie.codec == .mjpeg ? .h264Encoder : nil,
+        // Sound goes into MP4 only: a Motion-JPEG movie has none to give it.
+        config.movie.audio == .none || config.movie.codec == .mjpeg ? .microphone : nil,
       ].compactMap { $0 })
     self.init(
       required: config.capabilities.required, optional: config.capabilities.optional.filter { !notFitted.contains($0) },

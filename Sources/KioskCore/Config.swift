@@ -118,6 +118,8 @@ public struct Config: Sendable, Equatable {
     public var quality = MovieQuality.high
     /// H.264 in MP4 or Motion-JPEG in QuickTime.
     public var codec = MovieCodecChoice.auto
+    /// Sound in H.264 movies: the first ALSA capture device, none, or one by its PCM name.
+    public var audio = MovieAudio.auto
   }
   public struct Review: Sendable, Equatable {
     /// Review mode with no press (and no movie playing) for this long returns to the live picture.

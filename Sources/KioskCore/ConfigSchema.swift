@@ -134,6 +134,13 @@ extension Config {
       "frame-rate": { config, value in setInteger(&config.movie.frameRate, value, in: 1...240) },
       "quality": { config, value in setChoice(&config.movie.quality, value, ignoringCase: true) },
       "codec": { config, value in setChoice(&config.movie.codec, value, ignoringCase: true) },
+      "audio": { config, value in
+        guard let audio = MovieAudio(parsing: value) else {
+          return "expected auto, none, or an ALSA capture PCM such as hw:1,0 or plughw:CARD=Loopback,DEV=1, got \(value.quotedForMessage)"
+        }
+        config.movie.audio = audio
+        return nil
+      },
     ],
     "capture": [
       "jpeg-quality": { config, value in setInteger(&config.capture.jpegQuality, value, in: 1...100) },

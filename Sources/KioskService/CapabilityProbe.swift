@@ -4,6 +4,7 @@ import Display
 import KioskCore
 import LinuxIO
 import MediaFiles
+import Sound
 import V4L2Codec
 import VideoCodec
 
@@ -245,6 +246,28 @@ enum CapabilityProbe {
     }
   }
 
+  /// A capture PCM opened as a recording opens it (S16_LE, the rate nearest 48 kHz, mono where it has it,
+  /// CLOCK_MONOTONIC timestamps) and closed again, and the AAC encoder opened at what it gave.
+  static func microphone(_ config: Config) -> (result: ProbeResult, found: SoundFormat?) {
+    let name: String?
+    switch config.movie.audio {
+    case .none: return (.fail(.microphone, "[movie] audio = none"), nil)
+    case .auto: name = nil
+    case .device(let device): name = device
+    }
+    switch SoundProbe.find(name) {
+    case .failure(let error):
+      return (.fail(.microphone, "\(SoundProbe.identity): \(error)"), nil)
+    case .success(let format):
+      do {
+        let encoder = try AACEncoder(sampleRate: format.sampleRate, channels: format.channels)
+        return (.pass(.microphone, "\(format); \(AACEncoder.identity), \(encoder.bitRate / 1000) kbit/s"), format)
+      } catch {
+        return (.fail(.microphone, "\(format); \(AACEncoder.identity): \(error)"), nil)
+      }
+    }
+  }
+
   static func cameraRoll(_ config: Config) -> ProbeResult {
     RollStorageCheck.evaluate(rollFacts(config), roll: config.roll)
   }
@@ -275,6 +298,7 @@ enum CapabilityProbe {
       case .flash: results.append(flash(config).result)
       case .zoom: results.append(zoom(config, camera: stillCamera(config).camera))
       case .h264Encoder: results.append(h264Encoder(config).result)
+      case .microphone: results.append(microphone(config).result)
       }
     }
     return results

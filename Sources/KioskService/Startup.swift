@@ -7,6 +7,7 @@ import FontFile
 import Imaging
 import KioskCore
 import LinuxIO
+import Sound
 import VideoCodec
 
 /// What the start found and opened, per the gate's roles: each part the configuration wants is probed, and
@@ -20,6 +21,8 @@ struct Startup {
   var flashLamp: PanelLines?
   /// The x264 preset the probe measured holds the camera's rate.
   var h264Preset: H264Preset?
+  /// The microphone the probe opened: movies record from it.
+  var microphone: SoundFormat?
   var roll: CameraRoll?
   var display: KMSDisplay?
   var overlay: Overlay?
@@ -64,6 +67,11 @@ struct Startup {
       let (result, preset) = CapabilityProbe.h264Encoder(config)
       probed.append(result)
       h264Preset = preset
+    }
+    if wanted(.microphone) {
+      let (result, found) = CapabilityProbe.microphone(config)
+      probed.append(result)
+      microphone = found
     }
 
     if wanted(.cameraRoll) {

@@ -24,18 +24,20 @@ extension MovieWriter {
     let all = fragmented ? [] : fragments
     let mediaTicks = all.reduce(UInt64(0)) { $0 + $1.durations.reduce(0) { $0 + UInt64($1) } }
     let movieTicks = UInt32(clamping: mediaTicks * UInt64(Self.movieTimescale) / UInt64(Self.timescale))
+    // The movie lasts as long as its longer track (the sound ends within an AAC frame of the pictures).
+    let soundTicks = fragmented ? 0 : UInt32(clamping: audioNanosecondsWritten / 1_000_000)
     out.box("moov") { moov in
       moov.fullBox("mvhd") { mvhd in
         mvhd.u32(created)  // creation and modification time
         mvhd.u32(created)
         mvhd.u32(Self.movieTimescale)
-        mvhd.u32(movieTicks)
+        mvhd.u32(max(movieTicks, soundTicks))
         mvhd.u32(0x0001_0000)  // rate 1.0
         mvhd.u16(0x0100)  // volume 1.0
         mvhd.zeros(10)
         mvhd.unityMatrix()
         mvhd.zeros(24)  // preview, poster, selection and current times
-        mvhd.u32(2)  // next track ID
+        mvhd.u32(audio == nil ? 2 : 3)  // next track ID
       }
       moov.box("trak") { trak in
         trak.fullBox("tkhd", flags: 0x3) { tkhd in  // enabled, in movie
@@ -81,14 +83,17 @@ extension MovieWriter {
           }
         }
       }
+      if let audio { audioTrack(&moov, audio, fragmented: fragmented) }
       if fragmented {
         moov.box("mvex") { mvex in
-          mvex.fullBox("trex") { trex in
-            trex.u32(1)  // track ID
-            trex.u32(1)  // sample description
-            trex.u32(0)
-            trex.u32(0)
-            trex.u32(0)  // flags: every trun says its own where samples differ
+          for track in audio == nil ? [UInt32(1)] : [1, Self.audioTrackID] {
+            mvex.fullBox("trex") { trex in
+              trex.u32(track)
+              trex.u32(1)  // sample description
+              trex.u32(0)
+              trex.u32(0)
+              trex.u32(0)  // flags: every trun says its own where samples differ
+            }
           }
         }
       }

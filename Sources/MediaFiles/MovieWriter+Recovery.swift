@@ -21,7 +21,9 @@ extension MovieWriter {
     guard let size = dimensions(movieBytes),
       let format = sampleEntry(movieBytes).flatMap({ VideoTrackFormat.read(entry: $0, container: brand == "qt  " ? .quickTime : .mp4) })
     else { return nil }
-    var writer = MovieWriter(width: size.width, height: size.height, format: format, created: creationTime(movieBytes) ?? 0)
+    var writer = MovieWriter(
+      width: size.width, height: size.height, format: format, created: creationTime(movieBytes) ?? 0,
+      audio: soundEntry(movieBytes))
     writer.headerOffset = ftyp.size
     var offset = ftyp.size + movie.size
     writer.length = offset
@@ -74,8 +76,37 @@ extension MovieWriter {
     return nil
   }
 
+  /// The sound track's sample entry and rate, from the trak whose handler is `soun`; nil for a silent movie.
+  static func soundEntry(_ movie: [UInt8]) -> AudioTrackFormat? {
+    func child(_ type: String, _ range: Range<Int>) -> Range<Int>? {
+      BoxReader.children(of: movie, in: range).first { $0.type == type }?.content
+    }
+    for trak in BoxReader.children(of: movie, in: 8..<movie.count) where trak.type == "trak" {
+      guard let mdia = child("mdia", trak.content), let hdlr = child("hdlr", mdia), hdlr.count >= 12,
+        String(decoding: movie[hdlr.lowerBound + 8..<hdlr.lowerBound + 12], as: UTF8.self) == "soun",
+        let mdhd = child("mdhd", mdia), let minf = child("minf", mdia), let stbl = child("stbl", minf),
+        let stsd = child("stsd", stbl), stsd.count > 8
+      else { continue }
+      var header = BoxReader(movie, at: mdhd.lowerBound + 12)  // version 0: flags, two times, then the timescale
+      var reader = BoxReader(movie, at: stsd.lowerBound + 8)
+      guard let timescale = header.u32(), timescale > 0, let size = reader.u32(), size >= 8,
+        stsd.lowerBound + 8 + Int(size) <= stsd.upperBound
+      else { return nil }
+      return AudioTrackFormat.read(
+        entry: Array(movie[stsd.lowerBound + 8..<stsd.lowerBound + 8 + Int(size)]), timescale: timescale)
+    }
+    return nil
+  }
+
+  /// One of our fragments: the pictures' traf (track 1) and, where there is sound, the sound's (track 2),
+  /// whose samples follow the pictures' in the one mdat and fill it exactly.
   static func parseFragment(_ moof: [UInt8], at offset: UInt64, mdat: (offset: UInt64, size: UInt64)) -> Fragment? {
+    var video: Fragment?
+    var sound: (offset: UInt64, sizes: [UInt32])?
     for traf in BoxReader.children(of: moof, in: 8..<moof.count) where traf.type == "traf" {
+      guard let tfhd = BoxReader.children(of: moof, in: traf.content).first(where: { $0.type == "tfhd" }) else { return nil }
+      var trackReader = BoxReader(moof, at: tfhd.content.lowerBound + 4)
+      guard let track = trackReader.u32() else { return nil }
       for trun in BoxReader.children(of: moof, in: traf.content) where trun.type == "trun" {
         var reader = BoxReader(moof, at: trun.content.lowerBound)
         // Ours: durations and sizes, and flags per sample unless every sample is a sync sample.
@@ -97,11 +128,25 @@ extension MovieWriter {
           }
         }
         let first = offset + UInt64(dataOffset)
-        // The samples must be exactly the mdat's payload, or this is not one of our fragments.
-        guard first == mdat.offset + 8, sizes.reduce(UInt64(0), { $0 + UInt64($1) }) == mdat.size - 8 else { return nil }
-        return Fragment(moofOffset: offset, firstSampleOffset: first, sizes: sizes, durations: durations, syncs: syncs)
+        if track == audioTrackID {
+          sound = (first, sizes)
+        } else if track == 1 {
+          video = Fragment(moofOffset: offset, firstSampleOffset: first, sizes: sizes, durations: durations, syncs: syncs)
+        } else {
+          return nil
+        }
       }
     }
-    return nil
+    guard var video else { return nil }
+    let pictures = video.sizes.reduce(UInt64(0)) { $0 + UInt64($1) }
+    let soundBytes = sound?.sizes.reduce(UInt64(0)) { $0 + UInt64($1) } ?? 0
+    // The samples must be exactly the mdat's payload, pictures first, or this is not one of our fragments.
+    guard video.firstSampleOffset == mdat.offset + 8, pictures + soundBytes == mdat.size - 8 else { return nil }
+    if let sound {
+      guard sound.offset == video.firstSampleOffset + pictures else { return nil }
+      video.audioOffset = sound.offset
+      video.audioSizes = sound.sizes
+    }
+    return video
   }
 }

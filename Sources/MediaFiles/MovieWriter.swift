@@ -1,5 +1,6 @@
 /// A movie that survives a power cut, as bytes: the caller does the I/O. Motion-JPEG in a QuickTime `.MOV`,
-/// or H.264 in an `.MP4` (`VideoTrackFormat`); the layout is the same.
+/// or H.264 in an `.MP4` (`VideoTrackFormat`), with AAC sound as a second track where `audio` says so; the
+/// layout is the same.
 ///
 /// While recording, the file is fragmented: `ftyp`, a `moov` whose `mvex` announces fragments, then one
 /// `moof` + `mdat` pair per fragment of at most `fragmentLimit`. Each fragment is complete on its own, so a
@@ -25,6 +26,8 @@ public struct MovieWriter: Sendable {
   public let format: VideoTrackFormat
   /// The longest a fragment may be, in nanoseconds: the most a power cut can lose.
   public let fragmentLimit: Int64
+  /// The sound track (track 2), if any: its samples ride in the video's fragments (`MovieWriter+Audio`).
+  public let audio: AudioTrackFormat?
   /// Ticks of one frame period of the camera's nominal rate, when 150 is a multiple of it (25, 30 fps), else 1.
   /// Frame times are rounded to that grid (a frame that would share a slot moves to the next one), so every
   /// duration is a whole number of periods: ffmpeg then finds the rate exactly and gives each frame its own
@@ -45,6 +48,9 @@ public struct MovieWriter: Sendable {
     var durations: [UInt32]
     /// Per sample: whether it decodes on its own (every JPEG; an H.264 IDR picture).
     var syncs: [Bool]
+    /// The sound in this fragment: its first byte, after the pictures in the same mdat, and each sample's size.
+    var audioOffset: UInt64 = 0
+    var audioSizes: [UInt32] = []
   }
 
   /// Everything written so far, fragments complete.
@@ -59,6 +65,8 @@ public struct MovieWriter: Sendable {
   private var gatheringTicks: UInt64 = 0
   /// Decode time of the first sample of the next fragment.
   var decodeTime: UInt64 = 0
+  /// Sound samples (AAC frames) that go into the next fragment.
+  var audioWaiting: [[UInt8]] = []
 
   struct Sample: Sendable {
     var bytes: [UInt8]
@@ -69,8 +77,9 @@ public struct MovieWriter: Sendable {
   /// `format` nil: Motion-JPEG in QuickTime.
   public init(
     width: Int, height: Int, format: VideoTrackFormat? = nil, fragmentLimit: Int64 = 1_000_000_000,
-    frameRate: Int? = nil, created: UInt32 = 0
+    frameRate: Int? = nil, created: UInt32 = 0, audio: AudioTrackFormat? = nil
   ) {
+    self.audio = audio
     self.created = created
     self.width = width
     self.height = height
@@ -127,6 +136,8 @@ public struct MovieWriter: Sendable {
   /// its own time is already there; with no frame before it, `fallback` nanoseconds.
   /// Whatever was gathered becomes the last fragment.
   public mutating func flush(end: Int64?, fallback: Int64 = 40_000_000) -> [UInt8]? {
+    // Sound past the last picture is never written.
+    defer { audioWaiting = [] }
     if let last = newest {
       let previous = gathering.last?.duration ?? fragments.last?.durations.last
       var duration = previous ?? UInt32(max(grid, (Self.ticks(fallback) + grid / 2) / grid * grid))
@@ -169,11 +180,17 @@ public struct MovieWriter: Sendable {
 
   // MARK: Fragments
 
+  private func gatheringTicks(of samples: [(sample: Sample, duration: UInt32)]) -> UInt64 {
+    samples.reduce(0) { $0 + UInt64($1.duration) }
+  }
+
   private mutating func cutFragment() -> [UInt8] {
     let samples = gathering
     gathering = []
     gatheringTicks = 0
+    let sound = takeAudio(toVideoTicks: decodeTime + gatheringTicks(of: samples))
     let sequence = UInt32(fragments.count + 1)
+    let payload = samples.reduce(0) { $0 + $1.sample.bytes.count }
     func moof(dataOffset: UInt32) -> [UInt8] {
       var out = BoxBuilder()
       out.box("moof") { moof in
@@ -194,23 +211,26 @@ public struct MovieWriter: Sendable {
             }
           }
         }
+        if let audio, !sound.isEmpty { audioTrackFragment(&moof, audio, sound, dataOffset: dataOffset + UInt32(payload)) }
       }
       return out.bytes
     }
     let moofSize = moof(dataOffset: 0).count
     var bytes = moof(dataOffset: UInt32(moofSize + 8))
-    let payload = samples.reduce(0) { $0 + $1.sample.bytes.count }
+    let soundBytes = sound.reduce(0) { $0 + $1.count }
     var header = BoxBuilder()
-    header.u32(UInt32(8 + payload))
+    header.u32(UInt32(8 + payload + soundBytes))
     header.fourCC("mdat")
     bytes += header.bytes
-    bytes.reserveCapacity(bytes.count + payload)
+    bytes.reserveCapacity(bytes.count + payload + soundBytes)
     for sample in samples { bytes += sample.sample.bytes }
+    for sample in sound { bytes += sample }
+    let first = length + UInt64(moofSize + 8)
     fragments.append(
       Fragment(
-        moofOffset: length, firstSampleOffset: length + UInt64(moofSize + 8),
+        moofOffset: length, firstSampleOffset: first,
         sizes: samples.map { UInt32($0.sample.bytes.count) }, durations: samples.map(\.duration),
-        syncs: samples.map(\.sample.sync)))
+        syncs: samples.map(\.sample.sync), audioOffset: first + UInt64(payload), audioSizes: sound.map { UInt32($0.count) }))
     decodeTime += samples.reduce(0) { $0 + UInt64($1.duration) }
     length += UInt64(bytes.count)
     return bytes

@@ -10,6 +10,18 @@ extension BoardDeviceTests {
       let probe = try Board.run("\(Board.binary) probe --config \(config)")
       #expect(probe.stdout.contains("h264-encoder (optional): ok: libx264 through libavcodec"), "\(probe.stdout)")
       #expect(probe.stdout.contains("; no V4L2 H264 encoder among 3 codec nodes (vicodec)\n"), "\(probe.stdout)")
+      // No sound card on the board here: the microphone is off, logged once and on the overlay, and the
+      // movie has no sound stream at all.
+      let microphone = probe.stdout.split(separator: "\n").first { $0.contains("microphone (optional): MISSING: libasound ") }
+      #expect(microphone?.hasSuffix(": no sound card with a capture device") == true, "\(probe.stdout)")
+      #expect(try Board.logs("h264").components(separatedBy: "kioskcam: microphone off (optional): ").count == 2)
+      var offSound = ["no screendump yet"]
+      try Board.waitFor("Off: sound") {
+        offSound = OverlayText.mismatches(
+          in: try Board.screendump(), "Off: sound", x: 25, y: 800 - 25 - 32, scale: 1, background: (0, 0, 0))
+        return offSound.isEmpty
+      }
+      #expect(offSound.isEmpty, "\(offSound)")
       _ = try startRecording("h264")
       Thread.sleep(forTimeInterval: 4)
       #expect(try Board.run("\(Board.binary) shutter").status == 0)
@@ -34,6 +46,8 @@ extension BoardDeviceTests {
       #expect(logged.frames >= 20, "4 s at 10 fps wanted: \(logged.frames) frames")
       let seconds = Double(fields["duration"] ?? "") ?? -1
       #expect(abs(seconds - logged.seconds) <= 0.1 + 0.001, "ffprobe \(seconds) s, log \(logged.seconds) s: within a frame")
+      let types = try Board.host(["/usr/bin/ffprobe", "-v", "error", "-show_entries", "stream=codec_type", "-of", "csv=p=0", path])
+      #expect(types.stdout.split(separator: "\n").map(String.init) == ["video"], "no sound stream: \(types.stdout)")
       let decode = try Board.host(["/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
       #expect(decode.status == 0 && decode.stderr.isEmpty, "ffmpeg: \(decode.stderr)")
       let fragments = try #require(MovieFragments.videoFragments(Array(try Data(contentsOf: URL(fileURLWithPath: path)))))
@@ -51,6 +65,7 @@ extension BoardDeviceTests {
       // profile is Main; a faster board gets High.
       #expect(record.contains("\"codec\":\"h264\"") && record.contains("\"profile\":\"\(fields["profile"] ?? "?")\""), "\(record)")
       #expect(record.contains("\"frames\":\(logged.frames)"), "\(record)")
+      #expect(record.contains("\"audio\":\"none\""), "\(record)")
 
       // Chromium, from a local page: the length ffprobe gives, played to the end, a seek to the middle, and
       // vivid's bars drawn from the middle frame (the bars fill the top of vivid's picture).

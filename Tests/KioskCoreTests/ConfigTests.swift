@@ -115,7 +115,7 @@ import Testing
     #expect(optionalCamera.required == [.shutterButton, .cameraRoll])
     let requiredDisplay = try parse("[capabilities]\nrequired = display shutter-button").get().capabilities
     #expect(requiredDisplay.required == [.display, .shutterButton])
-    #expect(requiredDisplay.optional == [.stillCamera, .movieCamera, .modeButton, .cameraRoll, .flash, .zoom, .h264Encoder])
+    #expect(requiredDisplay.optional == [.stillCamera, .movieCamera, .modeButton, .cameraRoll, .flash, .zoom, .h264Encoder, .microphone])
     #expect(try parse("[capabilities]\nrequired = none").get().capabilities.required == [])
   }
 
@@ -131,6 +131,16 @@ import Testing
     #expect(config.display.mirror)
     #expect(config.buttons.bias == .asIs)
     #expect(config.movie.quality == .low)
+  }
+
+  @Test func movieAudioIsAutoNoneOrAPCMName() throws {
+    #expect(try parse("").get().movie.audio == .auto)
+    #expect(try parse("[movie]\naudio = NONE").get().movie.audio == .none)
+    #expect(try parse("[movie]\naudio = plughw:CARD=Loopback,DEV=1").get().movie.audio == .device("plughw:CARD=Loopback,DEV=1"))
+    // Without a microphone to give it, or with Motion-JPEG that takes none, the capability is not fitted.
+    #expect(CapabilityGate(try parse("[movie]\naudio = none").get()).role(of: .microphone) == .unused)
+    #expect(CapabilityGate(try parse("[movie]\ncodec = mjpeg").get()).role(of: .microphone) == .unused)
+    #expect(CapabilityGate(try parse("").get()).role(of: .microphone) == .optional)
   }
 
   @Test(arguments: ["45", "-90", "360", "upside-down"])

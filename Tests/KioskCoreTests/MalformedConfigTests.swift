@@ -16,7 +16,7 @@ struct Malformed: Sendable, CustomTestStringConvertible {
   }
 }
 
-private let capabilityNames = "still-camera, movie-camera, display, shutter-button, mode-button, camera-roll, flash, zoom, h264-encoder"
+private let capabilityNames = "still-camera, movie-camera, display, shutter-button, mode-button, camera-roll, flash, zoom, h264-encoder, microphone"
 private let sectionNames = "buttons, camera, capabilities, capture, control, display, movie, outputs, review, roll"
 private let mountForms = "expected any, separate, mount-point, label:NAME or uuid:UUID"
 private let noList = "expected capability names separated by commas, or none"
@@ -103,6 +103,12 @@ private let noList = "expected capability names separated by commas, or none"
     Malformed("[movie]\nsize = 640*360", (2, "movie.size: expected WIDTHxHEIGHT such as 640x360, got '640*360'")),
     Malformed("[movie]\nframe-rate = 500", (2, "movie.frame-rate: 500 is out of range 1...240")),
     Malformed("[movie]\nquality = best", (2, "movie.quality: expected one of high, medium, low, got 'best'")),
+    Malformed(
+      "[movie]\naudio = /dev/snd/pcmC0D0c",
+      (2, "movie.audio: expected auto, none, or an ALSA capture PCM such as hw:1,0 or plughw:CARD=Loopback,DEV=1, got '/dev/snd/pcmC0D0c'")),
+    Malformed(
+      "[movie]\naudio = hw:Loop back",
+      (2, "movie.audio: expected auto, none, or an ALSA capture PCM such as hw:1,0 or plughw:CARD=Loopback,DEV=1, got 'hw:Loop back'")),
     // [review]
     Malformed("[review]\nidle-s = 0", (2, "review.idle-s: 0 is out of range 1...3600")),
     Malformed("[review]\nallow-delete = maybe", (2, "review.allow-delete: expected yes or no, got 'maybe'")),

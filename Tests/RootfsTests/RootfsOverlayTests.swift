@@ -75,7 +75,7 @@ func run(_ tool: String, _ arguments: [String], in directory: URL = repository) 
     let lines = Set(text.split(separator: "\n").map(String.init))
     for wanted in [
       "Type=notify", "Restart=on-failure", "User=kioskcam", "DevicePolicy=closed", "DeviceAllow=char-video4linux rw",
-      "DeviceAllow=char-drm rw", "DeviceAllow=char-gpiochip rw", "ProtectSystem=strict", "ProtectHome=yes",
+      "DeviceAllow=char-drm rw", "DeviceAllow=char-gpiochip rw", "DeviceAllow=char-alsa rw", "ProtectSystem=strict", "ProtectHome=yes",
       "NoNewPrivileges=yes", "PrivateTmp=yes", "RestrictAddressFamilies=AF_UNIX", "RuntimeDirectory=kioskcam",
       "ReadWritePaths=/var/lib/kioskcam/roll",
     ] {

@@ -5,7 +5,8 @@ Copies MOVIE next to a page holding one <video>, loads the page in chromium, and
 what chromium says it can play (canPlayType of the file's MIME type), the duration at `loadedmetadata`,
 whether playing from the start reached `ended` and how long that took, the RGB of a frame drawn to a canvas
 at each PROBE_X fraction of its width on the row at PROBE_Y, after a seek to the middle, and where that seek
-landed. The caller judges the figures; a page error is {"error": ...}. Exits 0 when chromium answered.
+landed, what chromium says of an MP4 with AAC sound, and how many bytes of sound it decoded while playing
+(webkitAudioDecodedByteCount). The caller judges the figures; a page error is {"error": ...}. Exits 0 when chromium answered.
 
 usage: play-movie.py MOVIE [PROBE_Y] [PROBE_X,...]
 """
@@ -31,7 +32,7 @@ SCRIPT = """(async () => {
     v.addEventListener(name, () => yes(), {once: true});
     v.addEventListener("error", () => no("media error " + (v.error && v.error.code) + ": " + (v.error && v.error.message)), {once: true});
   });
-  const result = {canPlay: v.canPlayType(%(mime)s)};
+  const result = {canPlay: v.canPlayType(%(mime)s), canPlaySound: v.canPlayType(%(sound_mime)s)};
   if (v.readyState < 1) await within(20000, "no loadedmetadata", once("loadedmetadata"));
   result.duration = v.duration;
   result.width = v.videoWidth;
@@ -41,6 +42,8 @@ SCRIPT = """(async () => {
   await v.play();
   await within(20000 + 2000 * v.duration, "never ended", ended);
   result.ended = v.ended;
+  // Chromium's count of the sound it decoded while playing: 0 for a silent movie (muted, it still decodes).
+  result.audioBytes = v.webkitAudioDecodedByteCount;
   result.playedSeconds = (performance.now() - started) / 1000;
   const seeked = once("seeked");
   v.currentTime = v.duration / 2;
@@ -57,6 +60,8 @@ SCRIPT = """(async () => {
 })().catch((e) => ({error: String(e)}))"""
 
 MIME = {".MP4": 'video/mp4; codecs="avc1.64001f"', ".MOV": "video/quicktime"}
+# An MP4 with AAC-LC sound beside its H.264.
+SOUND_MIME = 'video/mp4; codecs="avc1.64001f, mp4a.40.2"'
 
 
 def main():
@@ -82,6 +87,7 @@ def main():
                     if page.evaluate("document.readyState") == "complete":
                         break
                 script = SCRIPT % {"mime": json.dumps(MIME.get(os.path.splitext(movie)[1].upper(), "")),
+                                   "sound_mime": json.dumps(SOUND_MIME),
                                    "probe_y": json.dumps(probe_y), "probe_x": json.dumps(probe_x)}
                 print(json.dumps(page.evaluate(script)))
             finally:

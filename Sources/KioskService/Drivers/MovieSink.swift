@@ -4,6 +4,7 @@ import Dispatch
 import Imaging
 import KioskCore
 import LinuxIO
+import Sound
 import Synchronization
 import VideoCodec
 
@@ -21,6 +22,8 @@ final class MovieSink: MovieDriver {
   /// H.264 or Motion-JPEG: `[movie] codec`, and whether the encoder was found.
   let codec: MovieCodec
   private let h264Preset: H264Preset
+  /// The microphone the `microphone` probe opened, recorded into H.264 movies; nil: silent movies.
+  private let microphone: SoundFormat?
   private let results: Mailbox<ServiceEvent>
   private let post: (ServiceEvent) -> Void
   private let opener = DispatchQueue(label: "kioskcam.movie-open")
@@ -31,6 +34,16 @@ final class MovieSink: MovieDriver {
   /// The recorder once the opener has it; the loop takes the lock only to look.
   private final class Opening: Sendable {
     let recorder = Mutex<MovieRecorder?>(nil)
+    /// The microphone's thread, feeding the recorder's sound; stopped once the movie is finished.
+    let sound = Mutex<SoundCapture?>(nil)
+
+    func stopSound() {
+      let capture = sound.withLock { current in
+        defer { current = nil }
+        return current
+      }
+      capture?.stop()
+    }
   }
 
   /// A frame taken while the recording was still being opened.
@@ -52,9 +65,10 @@ final class MovieSink: MovieDriver {
 
   init(
     config: Config, source: any FrameSource, roll: CameraRoll?, codec: MovieCodec, h264Preset: H264Preset,
-    results: Mailbox<ServiceEvent>, post: @escaping (ServiceEvent) -> Void
+    microphone: SoundFormat? = nil, results: Mailbox<ServiceEvent>, post: @escaping (ServiceEvent) -> Void
   ) {
     self.config = config
+    self.microphone = codec == .h264 ? microphone : nil
     self.codec = codec
     self.h264Preset = h264Preset
     self.source = source
@@ -77,16 +91,18 @@ final class MovieSink: MovieDriver {
     waiting = []
     droppedHere = 0
     lastSequence = nil
-    let (frameRate, quality, codec, h264Preset, results) = (
-      config.camera.frameRate, config.movie.quality, codec, h264Preset, results
+    let (frameRate, quality, codec, h264Preset, microphone, results) = (
+      config.camera.frameRate, config.movie.quality, codec, h264Preset, microphone, results
     )
     opener.async {
       do {
         let recorder = try MovieRecorder(
           roll: roll, width: format.width, height: format.height, frameRate: frameRate, preset: quality,
           sourceFormat: format.format.fourcc, passthrough: format.format == .mjpeg, codec: codec, h264Preset: h264Preset,
+          sound: microphone.map { SoundInput(sampleRate: $0.sampleRate, channels: $0.channels) },
           tag: WallClock.uniqueID())
         opening.recorder.withLock { $0 = recorder }
+        if let microphone, let sound = recorder.sound { Self.listen(microphone, into: sound, opening) }
         // The start on CLOCK_MONOTONIC, the clock of the frames: how much a crash lost can be told from the log.
         log(
           "movie recording \(format.format.fourcc) \(format.width)x\(format.height) as \(recorder.width)x\(recorder.height), "
@@ -143,6 +159,7 @@ final class MovieSink: MovieDriver {
       }
       recorder.countDropped(dropped)
       recorder.stop(at: time.nanoseconds) { result in
+        opening.stopSound()
         switch result {
         case .success(let summary):
           MovieSummary.report(result)
@@ -180,6 +197,20 @@ final class MovieSink: MovieDriver {
     hand(waiting, to: recorder)
     waiting = []
     MovieSummary.report(recorder.stopAndWait())
+    opening.stopSound()
+  }
+
+  /// The microphone's thread, from the opener: a device that does not open leaves the movie silent (logged
+  /// once), never failed.
+  private static func listen(_ microphone: SoundFormat, into sound: MovieSound, _ opening: Opening) {
+    do {
+      let capture = try SoundCapture(
+        device: microphone.device, deliver: { period in sound.take(period.samples, time: period.time) },
+        ended: { error in sound.ended("\(error)") })
+      opening.sound.withLock { $0 = capture }
+    } catch {
+      sound.ended("\(error)")
+    }
   }
 
   func saved(_ movie: MovieSummary) { saved += 1 }
