@@ -135,7 +135,9 @@ extension CameraRoll {
     var info = stat()
     if stat(path, &info) == 0, Int(info.st_size) >= Self.recordReserveBytes { return }
     do throws(SystemCallError) {
-      let file = try OwnedFD(opening: path, flags: O_WRONLY | O_CREAT | O_CLOEXEC, mode: Self.hiddenMode)
+      // Readable, as the records are: the roll is pulled whole (scp -r, sftp get -R, rsync), and a file the
+      // camera account cannot open would fail every pull.
+      let file = try OwnedFD(opening: path, flags: O_WRONLY | O_CREAT | O_CLOEXEC, mode: 0o644)
       try file.writeAll([UInt8](repeating: 0, count: Self.recordReserveBytes), at: 0)
       try file.sync()
       try file.close()

@@ -18,7 +18,7 @@ extension BoardDeviceTests {
     /// Hidden names the roll writes before a file is complete (Sources/CameraRoll): never to be pulled.
     static let temporaries = [".tmp-", ".rec-", ".kioskcam-last-number.new"]
     /// Hidden names that are the roll's own finished state, beside DCIM.
-    static let stateFiles: Set = [".kioskcam-items.jsonl", ".kioskcam-last-number"]
+    static let stateFiles: Set = [".kioskcam-items.jsonl", ".kioskcam-last-number", ".kioskcam-record-reserve"]
 
     /// The appliance's files in the guest (guest-appliance.sh), with this run's keys; returns the keys' folder.
     static func installAppliance() throws -> String {
@@ -164,15 +164,15 @@ extension BoardDeviceTests {
     defer { _ = try? Service.systemctl("stop kioskcam.service") }
     #expect(try service.journal().contains("kioskcam: ready"))
     let status = try Board.systemd("grep -E '^(Uid|Gid|Groups|NoNewPrivs|CapEff|CapBnd):' /proc/\(service.mainPID)/status").stdout
-    let ids = try Board.run("echo $(id -u kioskcam) $(id -g kioskcam) $(getent group video gpio | cut -d: -f3)").stdout
+    let ids = try Board.run("echo $(id -u kioskcam) $(id -g kioskcam) $(getent group video gpio audio | cut -d: -f3)").stdout
       .split(separator: " ").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-    try #require(ids.count == 4, "\(ids)")
+    try #require(ids.count == 5, "\(ids)")
     #expect(status.contains("Uid:\t\(ids[0])\t\(ids[0])\t\(ids[0])\t\(ids[0])"), "\(status)")
     #expect(status.contains("Gid:\t\(ids[1])\t\(ids[1])\t\(ids[1])\t\(ids[1])"), "\(status)")
     let groups = status.split(separator: "\n").first { $0.hasPrefix("Groups:") }.map {
       Set($0.dropFirst("Groups:".count).split(whereSeparator: \.isWhitespace).map(String.init))
     }
-    #expect(groups == [ids[1], ids[2], ids[3]], "its own group, video and gpio only: \(status)")
+    #expect(groups == [ids[1], ids[2], ids[3], ids[4]], "its own group, video, gpio and audio only: \(status)")
     #expect(status.contains("NoNewPrivs:\t1") && status.contains("CapEff:\t0000000000000000"))
     #expect(status.contains("CapBnd:\t0000000000000000"), "\(status)")
 
