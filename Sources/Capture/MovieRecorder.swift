@@ -39,7 +39,7 @@ public final class MovieRecorder: Sendable {
   public let queueBound: Int
   /// Frames between the loop and the file: two per encoder plus two while the writer fsyncs. More would
   /// only add to what a crash loses; a slower machine drops frames (counted) instead.
-  public static let queueBound = 2 * max(1, System.coreCount) + 2
+  public static let queueBound = 2 * max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) + 2
 
   /// The recorded frame size: the camera's, or smaller by the preset.
   public let width: Int
@@ -225,7 +225,7 @@ public final class MovieRecorder: Sendable {
       // A frame that does not encode is not a frame of the movie; the ones after it must not wait for it.
       let payload: Payload
       switch codec {
-      case .mjpeg: payload = Self.encode(frame, quality: quality, halvings: halvings, crop: crop).map(Payload.jpeg) ?? .none
+      case .mjpeg: payload = MovieJPEG.frame(frame, quality: quality, halvings: halvings, crop: crop).map(Payload.jpeg) ?? .none
       case .h264:
         payload = MoviePictures.picture(frame, width: width, height: height, crop: crop).map(Payload.picture) ?? .none
       }
@@ -233,20 +233,6 @@ public final class MovieRecorder: Sendable {
       writerThread.async { [self] in drain() }
       inFlight.leave()
     }
-  }
-
-  /// JPEG for one frame: YUYV and NV12 compressed from their planes, cut to `crop` (the digital zoom) and
-  /// halved `halvings` times first; MJPEG as the camera made it, or, zoomed, decoded, cut and compressed again
-  /// (at the frame's size, which a passthrough recording has).
-  static func encode(_ frame: StillFrame, quality: Int, halvings: Int = 0, crop: PixelRect? = nil) -> [UInt8]? {
-    if let crop, frame.format == .mjpeg { return try? StillPipeline.encode(frame, quality: quality, crop: crop).jpeg }
-    let frame = crop.map { StillPipeline.zoomed(frame, to: $0) } ?? frame
-    // The movie keeps only the picture, not the padding after it.
-    if frame.format == .mjpeg { return Array(frame.bytes[0..<JPEGStructure.endBeforePadding(frame.bytes)]) }
-    guard halvings > 0 else { return try? StillPipeline.encode(frame, quality: quality).jpeg }
-    guard var planes = try? StillPipeline.planes(of: frame).halved() else { return nil }
-    for _ in 1..<halvings { planes = planes.halved() }
-    return try? JPEGEncoder.encode(planes, quality: quality)
   }
 
   /// On the writer queue: appends every frame whose turn has come, writing and fsyncing each full fragment.
@@ -417,12 +403,5 @@ public final class MovieRecorder: Sendable {
       roll.abandonRecording(name: name)
       return .failure(error)
     }
-  }
-}
-
-enum System {
-  /// Cores this process may run on: one encoder each.
-  static var coreCount: Int {
-    max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
   }
 }

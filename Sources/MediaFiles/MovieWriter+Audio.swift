@@ -118,18 +118,7 @@ extension MovieWriter {
                 stts.u32(UInt32(audio.frameLength))
               }
             }
-            var chunkRuns: [(firstChunk: UInt32, samples: UInt32)] = []
-            for (index, fragment) in all.enumerated() where chunkRuns.last?.samples != UInt32(fragment.audioSizes.count) {
-              chunkRuns.append((UInt32(index + 1), UInt32(fragment.audioSizes.count)))
-            }
-            stbl.fullBox("stsc") { stsc in
-              stsc.u32(UInt32(chunkRuns.count))
-              for run in chunkRuns {
-                stsc.u32(run.firstChunk)
-                stsc.u32(run.samples)
-                stsc.u32(1)
-              }
-            }
+            Self.sampleToChunk(&stbl, samplesPerChunk: all.map(\.audioSizes.count))
             let sizes = all.flatMap(\.audioSizes)
             stbl.fullBox("stsz") { stsz in
               stsz.u32(0)

@@ -100,6 +100,22 @@ extension MovieWriter {
     }
   }
 
+  /// `stsc` for one chunk per fragment: a new entry only where the number of samples a chunk changes.
+  static func sampleToChunk(_ stbl: inout BoxBuilder, samplesPerChunk: [Int]) {
+    var chunkRuns: [(firstChunk: UInt32, samples: UInt32)] = []
+    for (index, samples) in samplesPerChunk.enumerated() where chunkRuns.last?.samples != UInt32(samples) {
+      chunkRuns.append((UInt32(index + 1), UInt32(samples)))
+    }
+    stbl.fullBox("stsc") { stsc in
+      stsc.u32(UInt32(chunkRuns.count))
+      for run in chunkRuns {
+        stsc.u32(run.firstChunk)
+        stsc.u32(run.samples)
+        stsc.u32(1)
+      }
+    }
+  }
+
   private func sampleTable(_ stbl: inout BoxBuilder, _ fragments: [Fragment]) {
     stbl.fullBox("stsd") { stsd in
       stsd.u32(1)
@@ -121,19 +137,7 @@ extension MovieWriter {
         stts.u32(run.duration)
       }
     }
-    // One chunk per fragment; a new entry only where the number of samples a chunk changes.
-    var chunkRuns: [(firstChunk: UInt32, samples: UInt32)] = []
-    for (index, fragment) in fragments.enumerated() where chunkRuns.last?.samples != UInt32(fragment.sizes.count) {
-      chunkRuns.append((UInt32(index + 1), UInt32(fragment.sizes.count)))
-    }
-    stbl.fullBox("stsc") { stsc in
-      stsc.u32(UInt32(chunkRuns.count))
-      for run in chunkRuns {
-        stsc.u32(run.firstChunk)
-        stsc.u32(run.samples)
-        stsc.u32(1)
-      }
-    }
+    Self.sampleToChunk(&stbl, samplesPerChunk: fragments.map(\.sizes.count))
     if !format.allSync {
       // Sync samples by number, from 1: where a player may start decoding, and seek to.
       let syncs = fragments.flatMap(\.syncs).enumerated().filter(\.element).map { UInt32($0.offset + 1) }
