@@ -145,6 +145,17 @@ struct Board {
     return try body()
   }
 
+  /// Runs the service started with `config` on `share` of one CPU for `seconds` of the guest's clock (a cgroup
+  /// v2 `cpu.max` quota on all its threads), then gives it the whole board back: a board too slow for a while.
+  static func throttle(config: String, share: Double, seconds: Double) throws {
+    let cgroup = "/sys/fs/cgroup/kioskcam-throttled"
+    let result = try run(
+      "pid=$(pgrep -o -f '\(binary) run --config \(config)') && echo +cpu > /sys/fs/cgroup/cgroup.subtree_control"
+        + " && mkdir -p \(cgroup) && echo '\(Int(share * 100_000)) 100000' > \(cgroup)/cpu.max"
+        + " && echo $pid > \(cgroup)/cgroup.procs && sleep \(seconds) && echo $pid > /sys/fs/cgroup/cgroup.procs")
+    guard result.status == 0 else { throw BoardFailure("throttle: \(result.stdout) \(result.stderr)") }
+  }
+
   static func spawn(_ name: String, _ command: [String]) throws {
     let result = try host([cli, "spawn", name, "--"] + command)
     guard result.status == 0 else { throw BoardFailure("spawn \(name): \(result.stderr)") }
@@ -165,9 +176,14 @@ struct Board {
     return object
   }
 
-  static func click(_ line: String) throws {
+  /// Presses and releases `line`; returns the press's time on the guest's CLOCK_MONOTONIC, as the guest agent
+  /// read it just before it pulled the line low: the test's own, not the service's.
+  @discardableResult
+  static func click(_ line: String) throws -> Double? {
     let result = try host([cli, "click", line])
     guard result.status == 0 else { throw BoardFailure("click \(line): \(result.stderr)") }
+    let press = result.stdout.split(separator: "\n").first { $0.contains(": falling edge, ") }
+    return press?.split(separator: " ").last.flatMap { Double($0) }
   }
 
   static func screendump() throws -> PPM {

@@ -67,6 +67,18 @@ extension BoardDeviceTests {
     return (frames, seconds)
   }
 
+  /// The roll's record of `file` (its line of `.kioskcam-items.jsonl`, appended and fsynced after the log line).
+  func movieRecord(in roll: String, _ file: String) throws -> [String: Any] {
+    var record: [String: Any]?
+    try Board.waitFor("the record of \(file)") {
+      let lines = ((try? String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)) ?? "").split(separator: "\n")
+      record = lines.lazy.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        .first { $0["file"] as? String == file }
+      return record != nil
+    }
+    return record!
+  }
+
   /// `movieConfig` with the roll on a `megabytes` MiB tmpfs in the guest, keeping `reserve` MiB free; the
   /// caller unmounts the returned mount point.
   func movieConfigOnGuestTmpfs(_ name: String, megabytes: Int, reserve: Int) throws -> (config: String, mount: String) {

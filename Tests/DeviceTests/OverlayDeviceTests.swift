@@ -34,6 +34,29 @@ enum OverlayText {
     return found
   }
 
+  /// The number drawn before `suffix` on a line centred across the screen at row `y` (the recording's
+  /// "N dropped"), read glyph by glyph against the font file's digits; nil when no such line is there.
+  static func centredNumber(
+    in screen: PPM, before suffix: String, y: Int, scale: Int, background: (Int, Int, Int)
+  ) -> Int? {
+    guard let font else { return nil }
+    let advance = font.glyphWidth * scale
+    func drawn(_ text: String, at x: Int) -> Bool {
+      mismatches(in: screen, text, x: x, y: y, scale: scale, background: background).isEmpty
+    }
+    for digits in 1...6 {
+      let x = (screen.width - (digits + suffix.unicodeScalars.count) * advance) / 2
+      guard drawn(suffix, at: x + digits * advance) else { continue }
+      var value = 0
+      for place in 0..<digits {
+        guard let digit = (0...9).first(where: { drawn(String($0), at: x + place * advance) }) else { return nil }
+        value = value * 10 + digit
+      }
+      return value
+    }
+    return nil
+  }
+
   /// A one-line full-screen message on a 1280x800 screen, laid out as docs/buttons.md (Overlay) says: the largest whole
   /// scale up to 4 at which it fits 90% of the width, centred both ways.
   static func messageMismatches(in screen: PPM, _ text: String, background: (Int, Int, Int)) -> [String] {

@@ -4,10 +4,13 @@ import Testing
 /// Stills on the board: numbering, EXIF, storage limits, crashes. In the serialized board suite, because
 /// every test here holds the one camera and the one shutter line.
 extension BoardDeviceTests {
-  /// Clicks the shutter and waits for the still line of `file` (`DCIM/100KIOSK/IMG_0001.JPG`).
-  func press(_ service: String, expecting file: String) throws {
-    try Board.click("shutter")
+  /// Clicks the shutter and waits for the still line of `file` (`DCIM/100KIOSK/IMG_0001.JPG`); returns the
+  /// press's time as the guest agent took it (`Board.click`).
+  @discardableResult
+  func press(_ service: String, expecting file: String) throws -> Double? {
+    let pressed = try Board.click("shutter")
     try Board.waitFor(file) { try Board.logs(service).contains("still \(file) ") }
+    return pressed
   }
 
   /// An ext4 file system of its own in the guest (a loop device), mounted with an empty `roll` folder: a roll
