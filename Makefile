@@ -15,7 +15,7 @@ KIOSKCAM := $(CURDIR)/.build/release/kioskcam
 # (shellcheck), the board's Python (pyflakes3) and the sshd drop-in (sshd, rrsync). Bench: the peers it measures against (cjpeg, ffmpeg, libyuv).
 # Overlay: the console font it draws with (console-setup-linux), read at run time, and zlib to gunzip it.
 # Movies: libavcodec's libx264 for H.264, and Debian's chromium, which plays them in the tests as a browser
-# would (and drives the front panel in make panel-test).
+# would (and drives the front panel in the front panel test).
 DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-dev \
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 busybox-static \
   v4l-utils gpiod libdrm-tests socat xz-utils bc flex bison libelf-dev kmod make gcc \
@@ -73,7 +73,7 @@ board-lint: deps
 	  board/virtual/front-panel-test.py board/virtual/play-movie.py board/virtual/webcam.py board/virtual/guest-beeps.py
 
 ## test: the board's Python checked, then unit tests, file-format tests with real peers, then device tests on
-## the virtual board, in one run.
+## the virtual board, in one run; then the front panel test (make panel-test).
 test: deps board-lint release
 	@# The board boots (its modules built, the guest brought up) while the tests compile: the two overlap.
 	@mkdir -p $(BOARD_DIR); $(BOARD) start > $(BOARD_DIR)/start.log 2>&1 & boot=$$!; \
@@ -83,9 +83,13 @@ test: deps board-lint release
 	@set -o pipefail; KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_BINARY=$(KIOSKCAM) swift test --skip-build \
 	  --skip '$(STORAGE_ONLY)|$(SOUND_ONLY)' 2>&1 | tee $(BOARD_DIR)/test.log; \
 	status=$$?; $(BOARD) stop; \
+	echo "The front panel test (make run in chromium, its pull commands, Ctrl-C):"; \
+	start=$$(date +%s); board/virtual/front-panel-test.py 2>&1 | tee $(BOARD_DIR)/front-panel-test.log; \
+	panel=$$?; \
 	echo "The slowest tests (make test has 30 minutes):"; \
 	sed -n 's/^.* Test \([^ ]*\) .*\(passed\|failed\) after \([0-9.]*\) seconds.*/\3 s  \1/p' $(BOARD_DIR)/test.log | sort -rn | head -12; \
-	exit $$status
+	echo "$$(( $$(date +%s) - start )) s  the front panel test"; \
+	[ $$status -eq 0 ] && [ $$panel -eq 0 ]
 
 ## storage-test: the card's long tests (board/virtual/guest-card.sh, Tests/DeviceTests/*Card*, PowerCut*): stills
 ## and a movie on ext4 and vfat, a slow card (dm-delay) beside a healthy one, and the power cut replayed at a
@@ -110,8 +114,8 @@ sound-test: deps board-lint release
 	status=$$?; $(BOARD) stop; exit $$status
 
 ## panel-test: `make run` tried as a newcomer would, in chromium and with the sftp, scp and rsync commands it
-## prints (board/virtual/front-panel-test.py: it boots the board and Ctrl-Cs it). Not in `make test` yet:
-## docs/testing.md says why.
+## prints (board/virtual/front-panel-test.py: it boots the board and Ctrl-Cs it). `make test` runs it too, after
+## the device tests, with the machine otherwise idle (its clicks are timed).
 panel-test: deps board-lint release
 	@mkdir -p $(BOARD_DIR); set -o pipefail; board/virtual/front-panel-test.py 2>&1 | tee $(BOARD_DIR)/front-panel-test.log
 
