@@ -26,7 +26,7 @@ DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-d
   dmsetup e2fsprogs dosfstools
 
 # The storage tests only make storage-test runs (hours, or minutes that would take make test past 30).
-STORAGE_ONLY := aPowerCut|aSlowCardNeverHolds|theRollOnTheCardTakes|aRecordingOnAFailingCard
+STORAGE_ONLY := aPowerCut|aSlowCardNeverHolds|theRollOnTheCardTakes|aRecordingOnAFailingCard|aStillOnAFailingVfatCard
 # make sound-test's: the A/V test records ~75 s of a loaded emulated board (292-464 s measured), past what make
 # test has left.
 SOUND_ONLY := aMovieWithTheLoopbacksBeeps

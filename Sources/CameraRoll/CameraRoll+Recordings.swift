@@ -116,9 +116,9 @@ extension CameraRoll {
             try Directory(path: "\(dcim)/\(source)").sync()
             source = folderName
           }
+          // Finished and fsynced by the recorder: readable now, durably, before it gets its final name.
+          let file = try OwnedFD(opening: "\(folderPath)/\(name)", flags: O_RDONLY)
           if !madeReadable {
-            // Finished and fsynced by the recorder: readable now, durably, before it gets its final name.
-            let file = try OwnedFD(opening: "\(folderPath)/\(name)", flags: O_RDONLY)
             try file.setMode(publishedMode)
             try file.sync()
             madeReadable = true
@@ -129,7 +129,7 @@ extension CameraRoll {
             next = advance(past: number)
             continue
           }
-          try directory.sync()
+          try Self.syncRenamed(file, in: directory)
           next = advance(past: number)
           recordingsOpen.withLock { _ = $0.remove(name) }
           return RollItem(number: number, kind: kind, relativePath: "DCIM/\(folderName)/\(finalName)")

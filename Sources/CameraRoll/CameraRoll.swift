@@ -118,18 +118,12 @@ public final class CameraRoll: Sendable {
         // A leftover from a crash in this very second would block the exclusive create: it is garbage.
         try? folder.remove(temporary)
         let file = try folder.createExclusive(temporary, mode: Self.hiddenMode)
+        let renamed: Bool
         do throws(SystemCallError) {
           try file.writeAll(bytes)
           // Readable from here on: every byte is written, the name is still hidden until the rename.
           try file.setMode(publishedMode)
           try file.sync()
-          try file.close()
-        } catch {
-          try? folder.remove(temporary)
-          throw error
-        }
-        let renamed: Bool
-        do throws(SystemCallError) {
           renamed = try folder.renameNoReplaceUnlessTaken(temporary, to: name)
         } catch {
           try? folder.remove(temporary)
@@ -141,7 +135,7 @@ public final class CameraRoll: Sendable {
           next = advance(past: number)
           continue
         }
-        try folder.sync()
+        try Self.syncRenamed(file, in: folder)
         next = advance(past: number)
         return RollItem(number: number, kind: kind, relativePath: "DCIM/\(folderName)/\(name)")
       } catch {
@@ -194,10 +188,20 @@ public final class CameraRoll: Sendable {
       try file.writeAll(text)
       try file.setMode(publishedMode)
       try file.sync()
-      try file.close()
       try systemCall("rename counter") { rename("\(root)/\(temporary)", "\(root)/\(Self.counterFile)") }
-      try directory.sync()
+      try Self.syncRenamed(file, in: directory)
     } catch {}
+  }
+
+  /// Makes a rename of `file` (already fsynced under its old name) in `folder` durable. vfat keeps a file's
+  /// size and first cluster in its directory entry, and a rename writes a new entry that gets them only when
+  /// the file's inode is next written back: the folder's fsync alone makes an entry of size 0 durable (a card
+  /// that failed after the save gave back an empty IMG_0001.JPG, its record saying 9882 bytes). So the file is
+  /// fsynced again under its new name, then the folder. On ext4 the second fsync finds nothing to write.
+  static func syncRenamed(_ file: consuming OwnedFD, in folder: borrowing Directory) throws(SystemCallError) {
+    try file.sync()
+    try file.close()
+    try folder.sync()
   }
 
   /// The highest DCF number among the published files, any suffix, any extension.
