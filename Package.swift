@@ -52,7 +52,9 @@ let package = Package(
     // Workers' code, no loop and no device: the service, the tests and the bench share it.
     .target(
       name: "Capture",
-      dependencies: ["KioskCore", "Imaging", "MediaFiles", "LinuxIO", "JPEGCodec", "CameraRoll", "Scaling", "VideoCodec"]),
+      dependencies: [
+        "KioskCore", "Imaging", "MediaFiles", "LinuxIO", "JPEGCodec", "CameraRoll", "Scaling", "VideoCodec", "V4L2Codec",
+      ]),
     // The preview drawn off the loop: frames handed to workers (newest wins), decoded and drawn in parallel.
     .target(name: "Preview", dependencies: ["KioskCore", "Imaging", "JPEGCodec", "Scaling", "LinuxIO"]),
     // Wiring: the loop, the dispatcher's queue, and one driver per concern carrying out what the core decides.

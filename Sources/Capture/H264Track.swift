@@ -16,28 +16,39 @@ struct H264Track {
     var sync: Bool
   }
 
-  private let encoder: H264Encoder
+  private let encoder: any H264Encoding
   let encoding: MovieEncoding
   /// The sample entry for the MP4.
   let format: VideoTrackFormat
   private var lastKeyframe: Int64?
   private var lastPicture: Int64?
 
-  /// Opens the encoder on `writer` (x264's own threads are made from the thread that opens it).
-  init(_ settings: H264Settings, on writer: BackgroundWorker) throws(RollError) {
-    let opened: H264Encoder
+  /// Opens the encoder on `writer` (x264's own threads are made from the thread that opens it): `device`'s
+  /// when the probe found a V4L2 one, else x264 at the settings' preset.
+  init(_ settings: H264Settings, device: V4L2H264Device? = nil, on writer: BackgroundWorker) throws(RollError) {
+    let opened: any H264Encoding
     do {
-      opened = try writer.sync { Result { () throws(CodecError) in try H264Encoder(settings) } }.get()
+      opened = try writer.sync {
+        Result { () throws(CodecError) -> any H264Encoding in
+          if let device { return try V4L2H264Encoder(device, settings) }
+          return try H264Encoder(settings)
+        }
+      }.get()
     } catch {
       throw .unavailable("H.264 encoder: \(error)")
     }
+    try self.init(opened, settings, preset: device.map { "V4L2 \($0.driver)" } ?? settings.preset.rawValue)
+  }
+
+  /// The track of an encoder already open; `preset` is how the record names it.
+  init(_ opened: any H264Encoding, _ settings: H264Settings, preset: String) throws(RollError) {
     guard let configuration = AVCDecoderConfiguration(annexB: opened.header) else {
       throw .unavailable("H.264 encoder gave no SPS and PPS")
     }
     encoder = opened
     encoding = MovieEncoding(
       codec: .h264, profile: configuration.profileName, level: configuration.levelName, bitRate: settings.bitRate,
-      preset: settings.preset.rawValue)
+      preset: preset)
     format = .avc(width: settings.width, height: settings.height, configuration: configuration.record, colour: .camera)
   }
 
@@ -57,6 +68,8 @@ struct H264Track {
   func finish() -> [Sample] { Self.samples((try? encoder.finish()) ?? []) }
 
   private static func samples(_ packets: [H264Packet]) -> [Sample] {
+    // A V4L2 encoder may give its parameter sets a buffer of their own: nothing of a picture is left of it.
     packets.map { Sample(bytes: AVCStream.sample($0.bytes), timestamp: $0.timestamp, sync: $0.keyframe) }
+      .filter { !$0.bytes.isEmpty }
   }
 }

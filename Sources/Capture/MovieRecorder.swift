@@ -110,20 +110,21 @@ public final class MovieRecorder: Sendable {
   public convenience init(
     roll: CameraRoll, width: Int, height: Int, frameRate: Int, preset: MovieQuality, sourceFormat: String,
     passthrough: Bool, codec: MovieCodec = .mjpeg, h264Preset: H264Preset = .superfast,
-    sound: SoundInput? = nil, tag: String
+    h264Device: V4L2H264Device? = nil, sound: SoundInput? = nil, tag: String
   ) throws(RollError) {
     let recording = try roll.createRecording(tag: tag, extension: codec.fileExtension)
     try self.init(
       roll: roll, recording: recording, output: recording, width: width, height: height, frameRate: frameRate,
       preset: preset, sourceFormat: sourceFormat, passthrough: passthrough, codec: codec, h264Preset: h264Preset,
-      sound: sound, tag: tag)
+      h264Device: h264Device, sound: sound, tag: tag)
   }
 
   /// `output` is where the bytes go: the recording's own file, or a test's stand-in in front of it.
   init(
     roll: CameraRoll, recording: RecordingFile, output file: any RecordingOutput, width: Int, height: Int,
     frameRate: Int, preset: MovieQuality, sourceFormat: String, passthrough: Bool, codec: MovieCodec = .mjpeg,
-    h264Preset: H264Preset = .superfast, sound input: SoundInput? = nil, tag: String
+    h264Preset: H264Preset = .superfast, h264Device: V4L2H264Device? = nil, sound input: SoundInput? = nil,
+    tag: String
   ) throws(RollError) {
     self.roll = roll
     self.sourceFormat = sourceFormat
@@ -168,7 +169,7 @@ public final class MovieRecorder: Sendable {
         threads: H264Settings.threadsBesideTheLoop, preset: h264Preset)
       let track: H264Track
       do {
-        track = try H264Track(settings, on: writerThread)
+        track = try H264Track(settings, device: h264Device, on: writerThread)
       } catch {
         roll.removeRecording(folder: recording.folder, name: recording.name)
         throw error

@@ -200,52 +200,6 @@ enum CapabilityProbe {
     return .pass(.zoom, (camera.map { "\($0.path): " } ?? "") + zoom.method)
   }
 
-  /// What the board's V4L2 codecs offer for H.264. Movies are encoded with libx264 today: the stateful
-  /// encoder code (V4L2Codec) is tested on vicodec, but the recorder does not yet feed it, so a codec node
-  /// that makes H264 is named here and not used.
-  static var v4l2Encoders: String {
-    let codecs = CodecProbe.codecs()
-    if let (codec, raw) = CodecProbe.encoder(for: .h264, from: [.yu12, .nv12], among: codecs) {
-      return "V4L2 H264 encoder \(codec.path) (\(codec.driver)) from \(raw) found, not used yet"
-    }
-    if codecs.isEmpty { return "no V4L2 codec" }
-    let drivers = Set(codecs.map(\.driver)).sorted().joined(separator: ", ")
-    return "no V4L2 H264 encoder among \(codecs.count) codec node\(codecs.count == 1 ? "" : "s") (\(drivers))"
-  }
-
-  /// An H.264 encoder opened at the movie size and the camera's rate (every frame the camera sends is
-  /// recorded), as a recording opens it, and the x264 preset that holds that rate here, measured.
-  static func h264Encoder(_ config: Config) -> (result: ProbeResult, preset: H264Preset?) {
-    guard H264Encoder.available else { return (.fail(.h264Encoder, "libavcodec has no libx264 encoder"), nil) }
-    let size = config.movie.size
-    let rate = config.camera.frameRate
-    let settings = H264Settings(
-      width: size.width & ~1, height: size.height & ~1, frameRate: rate,
-      bitRate: config.movie.quality.h264BitRate(width: size.width, height: size.height, frameRate: rate),
-      threads: H264Settings.threadsBesideTheLoop)
-    do {
-      let choice = try H264PresetChoice.measure(settings)
-      var chosen = settings
-      chosen.preset = choice.preset
-      // The profile and level a recording with that preset gets (ultrafast's is Main, the others' High).
-      let encoder = try H264Encoder(chosen)
-      guard let configuration = AVCDecoderConfiguration(annexB: encoder.header) else {
-        return (.fail(.h264Encoder, "\(H264Encoder.identity): no SPS and PPS in its header"), nil)
-      }
-      return (
-        .pass(
-          .h264Encoder,
-          "\(H264Encoder.identity): \(settings.width)x\(settings.height) at \(rate) fps on \(settings.threads) "
-            + "thread\(settings.threads == 1 ? "" : "s"), \(configuration.profileName) profile, level "
-            + "\(configuration.levelName), \(settings.bitRate / 1000) kbit/s, preset \(choice.evidence); "
-            + v4l2Encoders),
-        choice.preset
-      )
-    } catch {
-      return (.fail(.h264Encoder, "\(H264Encoder.identity): \(error)"), nil)
-    }
-  }
-
   /// A capture PCM opened as a recording opens it (S16_LE, the rate nearest 48 kHz, mono where it has it,
   /// CLOCK_MONOTONIC timestamps) and closed again, and the AAC encoder opened at what it gave.
   static func microphone(_ config: Config) -> (result: ProbeResult, found: SoundFormat?) {

@@ -98,7 +98,7 @@ public final class KioskService {
       config.movie.codec.resolved(encoderAvailable: startup.capabilities.verdict.usable.contains(.h264Encoder)) ?? .mjpeg
     let movie = MovieSink(
       config: config, source: camera, roll: startup.roll, codec: codec, h264Preset: startup.h264Preset ?? .superfast,
-      microphone: startup.microphone, results: results, post: post)
+      h264Device: startup.h264Device, microphone: startup.microphone, results: results, post: post)
     let storage = try StorageMonitor(config: config, roll: startup.roll, loop: loop, post: post)
     let preview = PreviewSink(
       config: config, display: display, source: camera, browsing: player, workers: PreviewSink.workers(for: config),

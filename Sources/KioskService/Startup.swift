@@ -21,6 +21,8 @@ struct Startup {
   var flashLamp: PanelLines?
   /// The x264 preset the probe measured holds the camera's rate.
   var h264Preset: H264Preset?
+  /// The V4L2 H.264 encoder the probe tried, preferred to x264 when there is one.
+  var h264Device: V4L2H264Device?
   /// The microphone the probe opened: movies record from it.
   var microphone: SoundFormat?
   var roll: CameraRoll?
@@ -64,9 +66,10 @@ struct Startup {
     }
     if wanted(.zoom) { probed.append(CapabilityProbe.zoom(config, camera: cameraInfo)) }
     if wanted(.h264Encoder) {
-      let (result, preset) = CapabilityProbe.h264Encoder(config)
+      let (result, preset, device) = CapabilityProbe.h264Encoder(config)
       probed.append(result)
       h264Preset = preset
+      h264Device = device
     }
     if wanted(.microphone) {
       let (result, found) = CapabilityProbe.microphone(config)

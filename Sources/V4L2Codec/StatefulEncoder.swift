@@ -83,6 +83,12 @@ public final class StatefulEncoder {
     raw.fmt.pix_mp.width = UInt32(settings.width)
     raw.fmt.pix_mp.height = UInt32(settings.height)
     raw.fmt.pix_mp.num_planes = 1
+    // What x264 is told too: BT.709 primaries, the sRGB transfer, the BT.601 matrix, limited range; an
+    // encoder writes it into the stream's VUI.
+    raw.fmt.pix_mp.colorspace = V4L2_COLORSPACE_SRGB.rawValue
+    raw.fmt.pix_mp.xfer_func = UInt8(V4L2_XFER_FUNC_SRGB.rawValue)
+    raw.fmt.pix_mp.ycbcr_enc = UInt8(V4L2_YCBCR_ENC_601.rawValue)
+    raw.fmt.pix_mp.quantization = UInt8(V4L2_QUANTIZATION_LIM_RANGE.rawValue)
     try device.control("VIDIOC_S_FMT OUTPUT", CV4L2_VIDIOC_S_FMT(), &raw)
     let pix = raw.fmt.pix_mp
     guard pix.pixelformat == settings.raw.code, pix.num_planes == 1,
@@ -116,6 +122,13 @@ public final class StatefulEncoder {
     // A keyframe a second where the driver counts them itself; the recorder may also ask for one by time.
     device.setControl(CV4L2_CID_MPEG_VIDEO_GOP_SIZE(), Int32(settings.frameRate))
     if let bitRate = settings.bitRate { device.setControl(CV4L2_CID_MPEG_VIDEO_BITRATE(), Int32(clamping: bitRate)) }
+    if settings.coded == .h264 {
+      // High profile, an IDR picture each GOP, and the parameter sets before each (an MP4 keeps them in its
+      // sample entry; a stream cut anywhere can still start at a keyframe).
+      device.setControl(CV4L2_CID_MPEG_VIDEO_H264_PROFILE(), Int32(V4L2_MPEG_VIDEO_H264_PROFILE_HIGH.rawValue))
+      device.setControl(CV4L2_CID_MPEG_VIDEO_H264_I_PERIOD(), Int32(settings.frameRate))
+      device.setControl(CV4L2_CID_MPEG_VIDEO_REPEAT_SEQ_HEADER(), 1)
+    }
     forcesKeyframes = device.readControl(CV4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME()) != nil
 
     try output.allocate(settings.buffers)

@@ -61,6 +61,12 @@ public struct H264Packet: Sendable {
   public let bytes: [UInt8]
   public let timestamp: Int64
   public let keyframe: Bool
+
+  public init(bytes: [UInt8], timestamp: Int64, keyframe: Bool) {
+    self.bytes = bytes
+    self.timestamp = timestamp
+    self.keyframe = keyframe
+  }
 }
 
 /// A picture the encoder takes: an AVFrame of its own 4:2:0 planes, filled in place (on any thread) and then

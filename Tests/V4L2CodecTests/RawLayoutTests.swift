@@ -65,3 +65,50 @@ import Testing
     #expect(RawLayout(format: .fwht, width: 6, height: 4, stride: 8, bufferHeight: 4, sizeImage: 48) == nil)
   }
 }
+
+/// The recorder's pictures (three planes, each with its own stride, as libavcodec allocates them) into a
+/// codec's buffer: byte for byte what the tight picture gives, for YU12 and NV12, padding rows and stride
+/// tails included.
+@Suite struct RawLayoutPlanesTests {
+  @Test(arguments: ["YU12", "NV12"])
+  func planesWithTheirOwnStridesPackAsTheTightPictureDoes(format: String) throws {
+    let fourCC = try #require(FourCC(format))
+    let (width, height) = (6, 3)
+    let layout = try #require(RawLayout(format: fourCC, width: width, height: height, stride: 8, bufferHeight: 4, sizeImage: 64))
+    // Strides wider than the picture, every byte telling its plane, row and column; the strides' tails hold
+    // what must never be copied.
+    let (lumaStride, chromaStride) = (9, 5)
+    func plane(_ tag: UInt8, stride: Int, columns: Int, rows: Int) -> [UInt8] {
+      (0..<(stride * rows)).map { $0 % stride < columns ? tag &+ UInt8(($0 / stride) * 16 + $0 % stride) : 0xAB }
+    }
+    let luma = plane(0x10, stride: lumaStride, columns: width, rows: height)
+    let cb = plane(0x80, stride: chromaStride, columns: 3, rows: 2)
+    let cr = plane(0xC0, stride: chromaStride, columns: 3, rows: 2)
+    // The tight picture, by hand: the luma rows, then Cb's rows and Cr's (YU12) or each row's pairs (NV12).
+    var tight: [UInt8] = []
+    for row in 0..<height { tight += luma[(row * lumaStride)..<(row * lumaStride + width)] }
+    if fourCC == .yu12 {
+      for chroma in [cb, cr] { for row in 0..<2 { tight += chroma[(row * chromaStride)..<(row * chromaStride + 3)] } }
+    } else {
+      for row in 0..<2 { for column in 0..<3 { tight += [cb[row * chromaStride + column], cr[row * chromaStride + column]] } }
+    }
+    #expect(tight.count == layout.tightSize)
+    var fromTight = [UInt8](repeating: 0xEE, count: layout.bufferSize)
+    var fromPlanes = fromTight
+    #expect(tight.withUnsafeBytes { source in fromTight.withUnsafeMutableBytes { layout.pack(source, into: $0) } })
+    let packed = luma.withUnsafeBytes { y in
+      cb.withUnsafeBytes { u in
+        cr.withUnsafeBytes { v in
+          fromPlanes.withUnsafeMutableBytes {
+            layout.pack(
+              luma: y.baseAddress!, lumaStride: lumaStride, cb: u.baseAddress!, cr: v.baseAddress!, chromaStride: chromaStride,
+              into: $0)
+          }
+        }
+      }
+    }
+    #expect(packed)
+    #expect(fromPlanes == fromTight)
+    #expect(!fromPlanes.contains(0xAB), "nothing of a stride's tail")
+  }
+}
