@@ -51,7 +51,6 @@ static inline unsigned int CV4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME(void) { return V
 static inline unsigned int CV4L2_CID_MIN_BUFFERS_FOR_CAPTURE(void) { return V4L2_CID_MIN_BUFFERS_FOR_CAPTURE; }
 static inline unsigned int CV4L2_CID_MPEG_VIDEO_H264_PROFILE(void) { return V4L2_CID_MPEG_VIDEO_H264_PROFILE; }
 static inline unsigned int CV4L2_CID_MPEG_VIDEO_H264_I_PERIOD(void) { return V4L2_CID_MPEG_VIDEO_H264_I_PERIOD; }
-static inline unsigned int CV4L2_CID_MPEG_VIDEO_REPEAT_SEQ_HEADER(void) { return V4L2_CID_MPEG_VIDEO_REPEAT_SEQ_HEADER; }
 
 // v4l2_ioctl is variadic: Swift marks it unavailable. (Devices are opened with open(2) and v4l2_fd_open.)
 static inline int CV4L2_ioctl(int fd, unsigned long request, void *arg) { return v4l2_ioctl(fd, request, arg); }

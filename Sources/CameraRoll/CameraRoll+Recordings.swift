@@ -116,7 +116,8 @@ extension CameraRoll {
             try Directory(path: "\(dcim)/\(source)").sync()
             source = folderName
           }
-          // Finished and fsynced by the recorder: readable now, durably, before it gets its final name.
+          // Finished and fsynced by the recorder: readable now, durably, before it gets its final name (and
+          // fsynced again under that name, for vfat: `syncRenamed`).
           let file = try OwnedFD(opening: "\(folderPath)/\(name)", flags: O_RDONLY)
           if !madeReadable {
             try file.setMode(publishedMode)

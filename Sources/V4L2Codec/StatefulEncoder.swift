@@ -123,11 +123,9 @@ public final class StatefulEncoder {
     device.setControl(CV4L2_CID_MPEG_VIDEO_GOP_SIZE(), Int32(settings.frameRate))
     if let bitRate = settings.bitRate { device.setControl(CV4L2_CID_MPEG_VIDEO_BITRATE(), Int32(clamping: bitRate)) }
     if settings.coded == .h264 {
-      // High profile, an IDR picture each GOP, and the parameter sets before each (an MP4 keeps them in its
-      // sample entry; a stream cut anywhere can still start at a keyframe).
+      // High profile, as x264 is asked; an IDR picture each GOP, so a player can start at any keyframe.
       device.setControl(CV4L2_CID_MPEG_VIDEO_H264_PROFILE(), Int32(V4L2_MPEG_VIDEO_H264_PROFILE_HIGH.rawValue))
       device.setControl(CV4L2_CID_MPEG_VIDEO_H264_I_PERIOD(), Int32(settings.frameRate))
-      device.setControl(CV4L2_CID_MPEG_VIDEO_REPEAT_SEQ_HEADER(), 1)
     }
     forcesKeyframes = device.readControl(CV4L2_CID_MPEG_VIDEO_FORCE_KEY_FRAME()) != nil
 
