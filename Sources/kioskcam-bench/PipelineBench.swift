@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
 import Dispatch
 import Foundation
 import Imaging
@@ -22,8 +25,9 @@ import Capture
   print("")
   print("preview off the loop: \(workers) workers on \(cores) cores; fps = frames drawn a second (wall time, workers")
   print("kept busy); ffmpeg decoding and scaling the same frames, wall time, -threads 1 and -threads 2; loop CPU per")
-  print("frame in ms (median, p99); latency hand-over to drawn at 30 fps in ms (median, p99)")
-  print("input            output    |    fps  ff-1t  ff-2t | /ff-1t /ff-2t | loop-med loop-p99 | lat-med lat-p99")
+  print("frame in ms (median, p99); latency hand-over to drawn at 30 fps in ms (median, p99); cores = the process's")
+  print("CPU time over wall time while the workers are kept busy (\(workers) would be every worker always drawing)")
+  print("input            output    |    fps cores  ff-1t  ff-2t | /ff-1t /ff-2t | loop-med loop-p99 | lat-med lat-p99")
   for (width, height) in [(1280, 720), (1920, 1080)] {
     for pixelFormat in [PixelFormat.mjpeg, .yuyv, .nv12] {
       let raw = syntheticFrame(pixelFormat == .nv12 ? .nv12 : .yuyv, width: width, height: height)
@@ -38,7 +42,9 @@ import Capture
           case .yuyv: .yuyv(bytes, stride: raw.bytesPerLine)
           }
         let bench = PipelineRun(workers: workers, width: outWidth, height: outHeight, frame: bytes, picture: picture, fit: fit)
-        let fps = bench.throughput(frames: 120)
+        let (cpuBefore, wallBefore) = (processCPUNanoseconds(), monotonicNanoseconds())
+        let fps = bench.throughput(frames: 300)
+        let cores = Double(processCPUNanoseconds() - cpuBefore) / Double(monotonicNanoseconds() - wallBefore)
         let paced = bench.paced(frames: 90, interval: 1.0 / 30)
         bench.stop()
         let (one, two) = try pixelFormat == .mjpeg
@@ -47,9 +53,10 @@ import Capture
         func ratio(_ peer: Double?) -> String { peer.map { format(fps / $0) } ?? "-" }
         let label = "\(pixelFormat.fourcc) \(width)x\(height)".padding(toLength: 16, withPad: " ", startingAt: 0)
         let outLabel = "\(outWidth)x\(outHeight)".padding(toLength: 9, withPad: " ", startingAt: 0)
-        let rates = [fps, one, two].map { ($0.map { String(format: "%.1f", $0) } ?? "-").leftPadded(6) }.joined(separator: " ")
+        let rates = [fps, one, two].map { ($0.map { String(format: "%.1f", $0) } ?? "-").leftPadded(6) }
+        let ratesAndCores = "\(rates[0]) \(String(format: "%.2f", cores).leftPadded(5)) \(rates[1]) \(rates[2])"
         print(
-          "\(label) \(outLabel) | \(rates) | \(ratio(one).leftPadded(6)) \(ratio(two).leftPadded(6)) | \(format(paced.loopMedian).leftPadded(8)) \(format(paced.loopP99).leftPadded(8)) | \(format(paced.latencyMedian).leftPadded(7)) \(format(paced.latencyP99).leftPadded(7))")
+          "\(label) \(outLabel) | \(ratesAndCores) | \(ratio(one).leftPadded(6)) \(ratio(two).leftPadded(6)) | \(format(paced.loopMedian).leftPadded(8)) \(format(paced.loopP99).leftPadded(8)) | \(format(paced.latencyMedian).leftPadded(7)) \(format(paced.latencyP99).leftPadded(7))")
       }
     }
   }
@@ -207,6 +214,13 @@ final class PipelineRun {
 }
 
 func wallNanoseconds() -> UInt64 { UInt64(monotonicNanoseconds()) }
+
+/// CPU time of every thread of this process (the workers' and the stand-in loop's).
+func processCPUNanoseconds() -> Int64 {
+  var now = timespec()
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+  return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+}
 
 /// `kioskcam-bench pi`: the 1280x720 MJPEG preview at a camera's 30 fps inside a CPU quota that stands for a
 /// Raspberry Pi 4's cores (`fraction` of each core of this machine; docs/performance.md says why that fraction).

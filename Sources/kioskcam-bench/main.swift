@@ -142,9 +142,10 @@ let metadata = ExifMetadata(
   orientation: .normal, pixelWidth: 0, pixelHeight: 0, uniqueID: String(repeating: "0", count: 32))
 
 // `kioskcam-bench preview`: only the preview table and the board's peak memory; `review`: only review mode's;
-// `zoom`: only the MJPEG zoom's.
+// `zoom`: only the MJPEG zoom's; `stills`: only the stills'.
 let previewOnly = CommandLine.arguments.dropFirst().first == "preview"
 let reviewOnly = CommandLine.arguments.dropFirst().first == "review"
+let stillsOnly = CommandLine.arguments.dropFirst().first == "stills"
 if CommandLine.arguments.dropFirst().first == "zoom" {
   try zoomBench()
   finish()
@@ -271,6 +272,7 @@ print("frame as RGB PPM (its start-up, \(format(cjpegStartup)) ms CPU on a 16x16
 print("frame, one process for 30 copies, per-frame slope; -q:v 2 (its")
 print("scale is not IJG quality: closest, not equal). Ratios below 1 mean ours is faster.")
 }
+if stillsOnly { finish() }
 
 try previewBench()
 try pipelineBench()
