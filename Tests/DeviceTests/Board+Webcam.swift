@@ -66,6 +66,28 @@ extension Board {
     }
   }
 
+  /// The counter of the webcam frame on the screen (a `size` frame shown 1:1 from row `top`, as 1280x720 is on
+  /// the 1280x800 panel), read from a screendump by webcam.py itself, which draws it: nil when none is there.
+  static func webcamCounterOnScreen(size: (Int, Int) = (1280, 720), top: Int = 40) throws -> Int? {
+    let path = "\(stateDirectory!)/test-counter-screen.ppm"
+    let dumped = try host([cli, "screendump", path])
+    guard dumped.status == 0 else { throw BoardFailure("screendump: \(dumped.stderr)") }
+    let read = try host([
+      "/usr/bin/python3", "\(repository)/board/virtual/webcam.py", "counter", path, "0", "\(top)", "\(size.0)", "\(size.1)",
+    ])
+    guard read.status == 0 else { throw BoardFailure("webcam.py counter: \(read.stderr)") }
+    return Int(read.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+  }
+
+  /// The guest's CLOCK_MONOTONIC in seconds (its uptime: the board never suspends), to 10 ms.
+  static func guestClock() throws -> Double {
+    let uptime = try run("cut -d ' ' -f 1 /proc/uptime")
+    guard uptime.status == 0, let seconds = Double(uptime.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+      throw BoardFailure("uptime: \(uptime.stdout) \(uptime.stderr)")
+    }
+    return seconds
+  }
+
   /// The frame counters the webcam logged as sent truncated.
   static func webcamTruncated() throws -> [Int] {
     try logs("webcam").split(separator: "\n").compactMap { line in

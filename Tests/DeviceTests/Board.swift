@@ -145,15 +145,34 @@ struct Board {
     return try body()
   }
 
-  /// Runs the service started with `config` on `share` of one CPU for `seconds` of the guest's clock (a cgroup
-  /// v2 `cpu.max` quota on all its threads), then gives it the whole board back: a board too slow for a while.
-  static func throttle(config: String, share: Double, seconds: Double) throws {
-    let cgroup = "/sys/fs/cgroup/kioskcam-throttled"
+  /// The shell words that find the process of the service started with `config` (the oldest match: the
+  /// service, not a `status` or a check run beside it), for a guest command line: `pid=$(...)`.
+  static func servicePID(config: String) -> String { "$(pgrep -o -f '\(binary) run --config \(config)')" }
+
+  private static let throttleGroup = "/sys/fs/cgroup/kioskcam-throttled"
+
+  /// Puts the service started with `config` on `share` of one CPU (a cgroup v2 `cpu.max` quota on all its
+  /// threads) until `unthrottle`: a board too slow for a while.
+  static func throttle(config: String, share: Double) throws {
     let result = try run(
-      "pid=$(pgrep -o -f '\(binary) run --config \(config)') && echo +cpu > /sys/fs/cgroup/cgroup.subtree_control"
-        + " && mkdir -p \(cgroup) && echo '\(Int(share * 100_000)) 100000' > \(cgroup)/cpu.max"
-        + " && echo $pid > \(cgroup)/cgroup.procs && sleep \(seconds) && echo $pid > /sys/fs/cgroup/cgroup.procs")
+      "pid=\(servicePID(config: config)) && echo +cpu > /sys/fs/cgroup/cgroup.subtree_control"
+        + " && mkdir -p \(throttleGroup) && echo '\(Int(share * 100_000)) 100000' > \(throttleGroup)/cpu.max"
+        + " && echo $pid > \(throttleGroup)/cgroup.procs")
     guard result.status == 0 else { throw BoardFailure("throttle: \(result.stdout) \(result.stderr)") }
+  }
+
+  /// Gives the service started with `config` the whole board back.
+  static func unthrottle(config: String) throws {
+    let result = try run("echo \(servicePID(config: config)) > /sys/fs/cgroup/cgroup.procs")
+    guard result.status == 0 else { throw BoardFailure("unthrottle: \(result.stdout) \(result.stderr)") }
+  }
+
+  /// `throttle` for `seconds` of the guest's clock (and the agent's two round trips), then `unthrottle`.
+  static func throttle(config: String, share: Double, seconds: Double) throws {
+    try throttle(config: config, share: share)
+    let slept = try run("sleep \(seconds)")
+    try unthrottle(config: config)
+    guard slept.status == 0 else { throw BoardFailure("throttle: sleep: \(slept.stderr)") }
   }
 
   static func spawn(_ name: String, _ command: [String]) throws {

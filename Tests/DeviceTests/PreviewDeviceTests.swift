@@ -29,7 +29,7 @@ extension BoardDeviceTests {
     let before = try Board.status()["framesMissing"] as? Int ?? -1
     let start = Date()
     let paused = try Board.run(
-      "pid=$(pgrep -o -f '\(Board.binary) run --config \(config)') && kill -STOP $pid && sleep 2 && kill -CONT $pid && sleep 1")
+      "pid=\(Board.servicePID(config: config)) && kill -STOP $pid && sleep 2 && kill -CONT $pid && sleep 1")
     try #require(paused.status == 0, "\(paused.stderr)")
     let missing = (try Board.status()["framesMissing"] as? Int ?? -1) - before
     let elapsed = Date().timeIntervalSince(start)

@@ -55,6 +55,33 @@ extension BoardDeviceTests {
     return try Board.webcamFrames().first { $0.scan == scan }
   }
 
+  /// `frame` (the one a still holds) is the webcam's frame nearest the press at `pressedAt`. The press's time
+  /// and the webcam's frames on either side of it are both on the guest's CLOCK_MONOTONIC and both the test's
+  /// own: the agent's clock as it pulled the line, the webcam's as it sent each frame (the service's log of
+  /// its last press is only shown, and must follow the agent's by less than 100 ms). uvcvideo stamps a frame
+  /// when its first payload arrives, just after the webcam's write of it begins (a dummy_hcd timer tick, plus
+  /// the completion's latency in a loaded guest): frames whose distances from the press differ by less than
+  /// 30 ms are a tie the test cannot call, either is accepted. Returns the saved frame's distance from the press.
+  @discardableResult
+  func expectTheWebcamsFrameNearest(_ pressedAt: Double?, in frame: Board.WebcamFrame, service: String) throws -> Double {
+    let pressAt = try #require(pressedAt, "the agent's time of the press")
+    let pressLine = try #require(try Board.logs(service).split(separator: "\n").last { $0.contains("kioskcam: press at ") })
+    let loggedAt = try #require(Double(pressLine.split(separator: " ")[3].dropLast()))
+    #expect(loggedAt >= pressAt && loggedAt - pressAt < 0.100, "the edge the service read is the agent's: \(pressAt) \(pressLine)")
+    let frames = try Board.webcamFrames()
+    let frameBefore = frames.last { $0.writeStarted <= pressAt }
+    let frameAfter = frames.first { $0.writeStarted > pressAt }
+    let candidates = [frameBefore, frameAfter].compactMap { $0 }.sorted { abs($0.writeStarted - pressAt) < abs($1.writeStarted - pressAt) }
+    let nearest = try #require(candidates.first)
+    let tie = candidates.count == 2
+      && abs(abs(candidates[1].writeStarted - pressAt) - abs(nearest.writeStarted - pressAt)) < 0.030
+    #expect(
+      frame.counter == nearest.counter || (tie && frame.counter == candidates[1].counter),
+      "press at \(pressAt) (\(pressLine)): saved \(frame.counter), around it \(candidates.map { ($0.counter, $0.writeStarted) })")
+    let saved = frames.first { $0.counter == frame.counter } ?? frame
+    return saved.writeStarted - pressAt
+  }
+
   /// The probe first; then one service at 1280x720 MJPEG: the bars on screen, a still that is the webcam's frame nearest the press
   /// (Huffman tables added, the scan byte for byte), then the zoom buttons walking the webcam's own zoom control
   /// (each value seen arriving at the device) before the digital zoom.
@@ -82,26 +109,7 @@ extension BoardDeviceTests {
       let still = "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"
       let frame = try #require(try webcamFrame(of: still), "the still's scan is one the webcam sent")
       #expect(frame.size == "1280x720" && frame.zoom == 100)
-      // The press's time and the webcam's frames on either side of it, both on the guest's CLOCK_MONOTONIC and
-      // both the test's own: the agent's clock as it pulled the line, the webcam's as it sent each frame (the
-      // service's log is only shown, and must follow the agent's by less than 100 ms).
-      // uvcvideo stamps a frame when its first payload arrives, just after the webcam's write of it begins (a
-      // dummy_hcd timer tick, plus the completion's latency in a loaded guest): frames whose distances from the
-      // press differ by less than 30 ms are a tie the test cannot call, either is accepted.
-      let pressAt = try #require(pressedAt, "the agent's time of the press")
-      let pressLine = try #require(try Board.logs("webcam-still").split(separator: "\n").first { $0.contains("kioskcam: press at ") })
-      let loggedAt = try #require(Double(pressLine.split(separator: " ")[3].dropLast()))
-      #expect(loggedAt >= pressAt && loggedAt - pressAt < 0.100, "the edge the service read is the agent's: \(pressAt) \(pressLine)")
-      let frames = try Board.webcamFrames()
-      let frameBefore = frames.last { $0.writeStarted <= pressAt }
-      let frameAfter = frames.first { $0.writeStarted > pressAt }
-      let candidates = [frameBefore, frameAfter].compactMap { $0 }.sorted { abs($0.writeStarted - pressAt) < abs($1.writeStarted - pressAt) }
-      let nearest = try #require(candidates.first)
-      let tie = candidates.count == 2
-        && abs(abs(candidates[1].writeStarted - pressAt) - abs(nearest.writeStarted - pressAt)) < 0.030
-      #expect(
-        frame.counter == nearest.counter || (tie && frame.counter == candidates[1].counter),
-        "press at \(pressAt) (\(pressLine)): saved \(frame.counter), around it \(candidates.map { ($0.counter, $0.writeStarted) })")
+      try expectTheWebcamsFrameNearest(pressedAt, in: frame, service: "webcam-still")
       let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: still)))
       let exiftool = try Board.host(["/usr/bin/exiftool", "-validate", "-warning", "-a", "-s", still])
       #expect(exiftool.stdout == "Validate                        : OK\n", "\(exiftool.stdout)")

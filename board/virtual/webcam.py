@@ -3,6 +3,8 @@
 guest's uvcvideo drives it like any USB camera.
 
 usage: webcam.py [--udc dummy_udc.0]     (run as root in the guest; `board webcam plug` starts it)
+       webcam.py counter SCREEN.ppm FRAME_X FRAME_Y W H
+                                         (on the host: the counter of a WxH frame shown 1:1 at FRAME_X,FRAME_Y)
 
 The device: one VideoControl interface (camera terminal with absolute zoom 100..500, output terminal) and one
 VideoStreaming interface with a single **bulk** IN endpoint (dummy_hcd carries no isochronous transfers; UVC
@@ -544,7 +546,50 @@ class Device:
                 print("ep0: request %02x %02x %04x %04x: %s" % (rtype, req, value, index, e), flush=True)
 
 
+def read_counter(ppm, frame_x, frame_y, w, h):
+    """The counter of the frame shown 1:1 with its top-left at (frame_x, frame_y) of a binary PPM (P6, a QMP
+    screendump), read at the centre of each font cell; None where a cell matches no digit (the picture is not
+    a frame of this webcam, or not shown 1:1)."""
+    with open(ppm, "rb") as f:
+        data = f.read()
+    fields, at = [], 0
+    while len(fields) < 4:  # magic, width, height, maxval, each after whitespace
+        while data[at:at + 1].isspace():
+            at += 1
+        start = at
+        while not data[at:at + 1].isspace():
+            at += 1
+        fields.append(data[start:at])
+    if fields[0] != b"P6":
+        raise ValueError("%s is not a binary PPM" % ppm)
+    width, pixels = int(fields[1]), data[at + 1:]
+    scene = Scene(w, h)
+    s = scene.scale
+    patterns = {pattern: digit for digit, pattern in FONT.items()}
+    text = ""
+    for d in range(DIGITS):
+        rows = []
+        for r in range(1, 8):
+            bits = ""
+            for c in range(5):
+                x = frame_x + scene.box_x + (1 + d * 6 + c) * s + s // 2
+                y = frame_y + scene.box_y + r * s + s // 2
+                i = (y * width + x) * 3
+                bits += "1" if sum(pixels[i:i + 3]) > 3 * 128 else "0"
+            rows.append(bits)
+        digit = patterns.get(" ".join(rows))
+        if digit is None:
+            return None
+        text += digit
+    return int(text)
+
+
 def main():
+    if len(sys.argv) == 7 and sys.argv[1] == "counter":
+        # webcam.py counter SCREEN.ppm FRAME_X FRAME_Y W H: the counter on a screendump (the host's tests).
+        n = read_counter(sys.argv[2], *map(int, sys.argv[3:]))
+        print("none" if n is None else n)
+        return
     udc = "dummy_udc.0"
     if len(sys.argv) == 3 and sys.argv[1] == "--udc":
         udc = sys.argv[2]
