@@ -309,6 +309,9 @@ public final class MovieRecorder: Sendable {
     if output.firstTimestamp == nil {
       output.firstTimestamp = next.timestamp
       output.firstSequence = next.sequence
+      output.writer.recordingStart = RecordingStart(
+        sourceFormat: sourceFormat, bitRate: encoding.bitRate, sequence: next.sequence,
+        unixMilliseconds: WallClock.unixNanoseconds(atMonotonic: Instant(nanoseconds: next.timestamp)) / 1_000_000)
       sound?.picturesStarted(at: next.timestamp)
       // Where the movie's time starts on CLOCK_MONOTONIC: how much a crash lost can be told from the log.
       log("movie first frame \(next.sequence) at \(Instant(nanoseconds: next.timestamp))")

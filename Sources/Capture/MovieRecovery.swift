@@ -21,6 +21,21 @@ extension MovieRecorder {
     return true
   }
 
+  /// When a recovered movie's first frame was taken: from the start its first fragment carries (to the
+  /// millisecond), else from its header's creation time (to the second; a file from before that box).
+  static func captured(_ writer: MovieWriter) -> String {
+    if let start = writer.recordingStart { return WallClock.dateTime(unixNanoseconds: start.unixMilliseconds * 1_000_000).isoText }
+    guard writer.created != 0 else { return "" }
+    return WallClock.dateTime(unixNanoseconds: (Int64(writer.created) - MovieWriter.epochOffset) * 1_000_000_000).isoText
+  }
+
+  /// A recovered movie's codec from its sample entries; its bit rate from the start it carries.
+  static func encoding(_ writer: MovieWriter) -> MovieEncoding {
+    var encoding = MovieEncoding(writer.format, audio: writer.audio)
+    if encoding.codec == .h264 { encoding.bitRate = writer.recordingStart?.bitRate }
+    return encoding
+  }
+
   /// At start: every recording a crash left is finished from its complete fragments and published, its
   /// record marked recovered; one with no complete frame is removed. Never left hidden.
   public static func recoverInterrupted(_ roll: CameraRoll) -> [Result<MovieSummary, RollError>] {
@@ -53,11 +68,9 @@ extension MovieRecorder {
               item: item, frames: writer.samplesWritten, dropped: 0,
               seconds: Double(MovieWriter.nanoseconds(writer.ticksWritten)) / 1e9, recovered: true, writeError: nil,
               roll: roll, bytes: bytes, width: writer.width, height: writer.height,
-              captured: writer.created == 0
-                ? "" : WallClock.dateTime(unixNanoseconds: (Int64(writer.created) - MovieWriter.epochOffset) * 1_000_000_000).isoText,
-              sourceFormat: "",
-              firstSequence: 0, uniqueID: String(name.dropFirst(CameraRoll.recordingPrefix.count).prefix { $0 != "." }),
-              encoding: MovieEncoding(writer.format, audio: writer.audio),
+              captured: captured(writer), sourceFormat: writer.recordingStart?.sourceFormat ?? "",
+              firstSequence: writer.recordingStart?.sequence ?? 0, uniqueID: String(name.dropFirst(CameraRoll.recordingPrefix.count).prefix { $0 != "." }),
+              encoding: encoding(writer),
               audioSeconds: Double(writer.audioNanosecondsWritten) / 1e9)))
       } catch {
         results.append(.failure(error))

@@ -9,13 +9,18 @@ public enum WallClock {
   /// The local date and time at which CLOCK_MONOTONIC read `instant` (a frame's timestamp), with the offset
   /// from UTC in force then. Both clocks are read together now; the frame's age is carried back.
   public static func dateTime(atMonotonic instant: Instant) -> ExifDateTime {
+    dateTime(unixNanoseconds: unixNanoseconds(atMonotonic: instant))
+  }
+
+  /// The real-time clock's reading when CLOCK_MONOTONIC read `instant`, in nanoseconds since 1970 UTC.
+  public static func unixNanoseconds(atMonotonic instant: Instant) -> Int64 {
     var realtime = timespec()
     var monotonic = timespec()
     clock_gettime(CLOCK_REALTIME, &realtime)
     clock_gettime(CLOCK_MONOTONIC, &monotonic)
     let nowMonotonic = Int64(monotonic.tv_sec) * 1_000_000_000 + Int64(monotonic.tv_nsec)
     let nowReal = Int64(realtime.tv_sec) * 1_000_000_000 + Int64(realtime.tv_nsec)
-    return dateTime(unixNanoseconds: nowReal - (nowMonotonic - instant.nanoseconds))
+    return nowReal - (nowMonotonic - instant.nanoseconds)
   }
 
   /// Seconds since 1970 UTC, now.

@@ -32,6 +32,7 @@ extension MovieWriter {
       let data = header(at: offset + box.size), data.type == "mdat",
       let fragment = parseFragment(read(offset, Int(box.size)), at: offset, mdat: (offset + box.size, data.size))
     {
+      if writer.fragments.isEmpty { writer.recordingStart = recordingStart(inMoof: read(offset, Int(box.size))) }
       writer.fragments.append(fragment)
       offset += box.size + data.size
       writer.length = offset

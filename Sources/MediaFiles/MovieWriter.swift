@@ -92,6 +92,10 @@ public struct MovieWriter: Sendable {
     }
   }
 
+  /// The recording's start, for the first fragment to carry (set before the first frame); read back from
+  /// it when a crash cut the recording short.
+  public var recordingStart: RecordingStart?
+
   /// Samples in complete fragments: what a power cut now would keep.
   public var samplesWritten: Int { fragments.reduce(0) { $0 + $1.sizes.count } }
   /// Their duration in track ticks.
@@ -212,6 +216,7 @@ public struct MovieWriter: Sendable {
           }
         }
         if let audio, !sound.isEmpty { audioTrackFragment(&moof, audio, sound, dataOffset: dataOffset + UInt32(payload)) }
+        if sequence == 1, let recordingStart { recordingStartBox(&moof, recordingStart) }
       }
       return out.bytes
     }

@@ -207,15 +207,17 @@ extension BoardDeviceTests {
         _ = try? Board.run("modprobe -r snd-aloop")
       }
     }
-    let (start, uptime) = try Board.withService(service, config: config) {
+    let (start, firstSequence, uptime) = try Board.withService(service, config: config) {
       _ = try startRecording(service)
       Thread.sleep(forTimeInterval: 4)
-      // The movie's time starts at its first frame's timestamp, which the service logs.
+      // The movie's time starts at its first frame's timestamp, which the service logs with its sequence.
       let firstFrame = try Board.logs(service).split(separator: "\n").first { $0.contains("kioskcam: movie first frame") }
-      let start = try #require(firstFrame?.split(separator: " ").last.flatMap { Double($0) })
+      let words = firstFrame?.split(separator: " ") ?? []
+      let start = try #require(words.last.flatMap { Double($0) })
+      let sequence = try #require(words.count > 4 ? Int(words[4]) : nil, "\(firstFrame ?? "no first frame logged")")
       let uptime = try Board.run("cat /proc/uptime").stdout.split(separator: " ").first.flatMap { Double($0) }
       try Board.kill(service, signal: "KILL")
-      return (start, uptime)
+      return (start, sequence, uptime)
     }
     #expect(try hiddenFiles(in: roll).count == 1, "the interrupted recording is there, hidden")
 
@@ -251,9 +253,16 @@ extension BoardDeviceTests {
       let records = try String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)
       #expect(records.contains("\"recovered\":true"))
       if codec == "h264" { #expect(records.contains("\"audio\":\"aac\""), "\(records)") }
-      // The start the recording wrote into its header comes back with it (the source format does not).
+      // The start the recording wrote into its first fragment comes back with it: vivid's format, the first
+      // frame's sequence number as the service logged it, its time to the millisecond.
+      let record = try #require(
+        records.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+          .first { $0["file"] as? String == file }, "\(records)")
+      #expect(record["sourceFormat"] as? String == "YUYV" && record["frameSequence"] as? Int == firstSequence, "\(record)")
+      if codec == "h264" { #expect((record["bitRate"] as? Int ?? 0) > 0, "the encoder's rate: \(record)") }
       let year = Calendar(identifier: .gregorian).component(.year, from: Date())
-      #expect(records.contains("\"captured\":\"\(year)-"), "\(records)")
+      let captured = record["captured"] as? String ?? ""
+      #expect(captured.hasPrefix("\(year)-") && captured.count >= 23, "\(record)")
     }
   }
 

@@ -292,6 +292,9 @@ import VideoCodec
       Array(cut[Int(offset)..<min(cut.count, Int(offset) + count)])
     })
     #expect(recovered.format.codec == "avc1" && recovered.format.container == .mp4)
+    // What the record needs, from the recorder itself: the camera's format, the encoder's rate, the first frame.
+    let start = try #require(recovered.recordingStart, "the recording's start in its first fragment")
+    #expect(start.sourceFormat == "YUYV" && start.sequence == 0 && (start.bitRate ?? 0) > 100_000, "\(start)")
     let whole = pieces.dropFirst().dropLast().count
     #expect(recovered.samplesWritten < 80 && recovered.samplesWritten >= 80 - 8, "\(whole) whole fragments kept, the cut one dropped")
     let finish = recovered.finish()

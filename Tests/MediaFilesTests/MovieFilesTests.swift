@@ -1,3 +1,4 @@
+import CameraRoll
 import Foundation
 import Imaging
 import JPEGCodec
@@ -246,6 +247,61 @@ import Testing
     // QuickTime dates are UTC; without -api QuickTimeUTC exiftool prints them as stored.
     let exif = try peer(["/usr/bin/exiftool", "-s3", "-CreateDate", "-TrackCreateDate", "-MediaCreateDate", path])
     #expect(exif.stdout == "2026:11:29 12:00:00\n2026:11:29 12:00:00\n2026:11:29 12:00:00\n", "\(exif.stdout)\(exif.stderr)")
+  }
+
+  /// The recording's start (camera format, first frame's sequence and time) rides in the first fragment:
+  /// recovered from a file a crash cut short, and ffmpeg still reads the file, cut short and finished, without a
+  /// word about the box it does not know.
+  @Test func theRecordingsStartRidesInTheFirstFragmentAndIsRecovered() throws {
+    let start = RecordingStart(sourceFormat: "MJPG", bitRate: nil, sequence: 4711, unixMilliseconds: 1_795_953_600_123)
+    var writer = MovieWriter(width: Self.width, height: Self.height, fragmentLimit: 500_000_000)
+    var file = writer.start()
+    for (index, frame) in try Self.frames(40).enumerated() {
+      if index == 1 { writer.recordingStart = start }  // the recorder notes its first frame once it is in
+      if let piece = writer.append(frame.jpeg, timestamp: frame.timestamp) { file += piece }
+    }
+    let recovered = try #require(
+      MovieWriter.recover(length: UInt64(file.count)) { offset, count in
+        Array(file[Int(offset)..<min(file.count, Int(offset) + count)])
+      })
+    #expect(recovered.samplesWritten > 0 && recovered.samplesWritten < 40, "cut short: \(recovered.samplesWritten)")
+    #expect(recovered.recordingStart == start)
+    let (plain, _) = Self.record(try Self.frames(3))
+    #expect(plain.recordingStart == nil, "a writer nobody told carries none")
+    for (label, bytes) in [("cut short", file), ("finished", Self.finished(recovered, Array(file.prefix(Int(recovered.length)))))] {
+      let path = try Self.temporary(bytes)
+      defer { try? FileManager.default.removeItem(atPath: path) }
+      let decode = try peer(["/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-i", path, "-f", "null", "-"])
+      #expect(decode.status == 0 && decode.stderr.isEmpty, "\(label): \(decode.stderr)")
+    }
+  }
+
+  /// A recording a crash left is published with a whole record: its camera's format, its first frame's
+  /// sequence number, and its capture time to the millisecond, as a recording stopped in time gets them.
+  @Test func aRecoveredMovieHasAWholeRecord() throws {
+    let root = NSTemporaryDirectory() + "kioskcam-recovered-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let roll = try CameraRoll(root: root, suffix: "TESTS")
+    let unix: Int64 = 1_795_953_600_250
+    var writer = MovieWriter(width: Self.width, height: Self.height, fragmentLimit: 500_000_000)
+    writer.recordingStart = RecordingStart(sourceFormat: "YUYV", bitRate: nil, sequence: 812, unixMilliseconds: unix)
+    var file = writer.start()
+    for frame in try Self.frames(40) {
+      if let piece = writer.append(frame.jpeg, timestamp: frame.timestamp) { file += piece }
+    }
+    let folder = "100TESTS"
+    try FileManager.default.createDirectory(atPath: "\(root)/DCIM/\(folder)", withIntermediateDirectories: true)
+    try Data(file).write(to: URL(fileURLWithPath: "\(root)/DCIM/\(folder)/\(CameraRoll.recordingPrefix)crashed.MOV"))
+
+    let results = MovieRecorder.recoverInterrupted(roll)
+    let summary = try #require(results.first).get()
+    MovieSummary.report(.success(summary))
+    let record = try #require(CameraRoll.readRecords(root: root)[summary.item.relativePath])
+    #expect(record.recovered == true && record.sourceFormat == "YUYV" && record.frameSequence == 812, "\(record)")
+    #expect(record.captured == WallClock.dateTime(unixNanoseconds: unix * 1_000_000).isoText, "\(record.captured)")
+    #expect(record.captured.contains(".250"), "to the millisecond: \(record.captured)")
+    #expect(record.frames == summary.frames && summary.frames > 0)
   }
 
   @Test func aFileWithoutItsHeaderHasNothingToRecover() {
