@@ -25,19 +25,26 @@ struct H264Track {
 
   /// Opens the encoder on `writer` (x264's own threads are made from the thread that opens it): `device`'s
   /// when the probe found a V4L2 one, else x264 at the settings' preset.
-  init(_ settings: H264Settings, device: V4L2H264Device? = nil, on writer: BackgroundWorker) throws(RollError) {
+  init(_ settings: H264Settings, encoder choice: H264EncoderChoice, on writer: BackgroundWorker) throws(RollError) {
     let opened: any H264Encoding
     do {
       opened = try writer.sync {
         Result { () throws(CodecError) -> any H264Encoding in
-          if let device { return try V4L2H264Encoder(device, settings) }
-          return try H264Encoder(settings)
+          switch choice {
+          case .v4l2(let device): return try V4L2H264Encoder(device, settings)
+          case .x264: return try H264Encoder(settings)
+          }
         }
       }.get()
     } catch {
       throw .unavailable("H.264 encoder: \(error)")
     }
-    try self.init(opened, settings, preset: device.map { "V4L2 \($0.driver)" } ?? settings.preset.rawValue)
+    let named: String
+    switch choice {
+    case .v4l2(let device): named = "V4L2 \(device.driver)"
+    case .x264: named = settings.preset.rawValue
+    }
+    try self.init(opened, settings, preset: named)
   }
 
   /// The track of an encoder already open; `preset` is how the record names it.

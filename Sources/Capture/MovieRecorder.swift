@@ -46,39 +46,39 @@ public final class MovieRecorder: Sendable {
   public let height: Int
   private let quality: Int
   private let halvings: Int
-  private let sourceFormat: String
+  let sourceFormat: String
   public let codec: MovieCodec
   /// What the record and the log say it was encoded as.
   public let encoding: MovieEncoding
   /// The sound, for the microphone's thread to hand its periods to; nil for a silent movie.
   public let sound: MovieSound?
-  private let uniqueID: String
-  private let roll: CameraRoll
-  private let folder: String
-  private let name: String
-  private let file: any RecordingOutput
+  let uniqueID: String
+  let roll: CameraRoll
+  let folder: String
+  let name: String
+  let file: any RecordingOutput
   private let encoders = DispatchQueue(label: "kioskcam.movie-encode", attributes: .concurrent)
   /// The writer's own thread, at the loop's priority: a writer behind its encoders holds frames a crash
   /// loses (at nice 10, a loaded emulated board gave the H.264 encoder a tenth of a core and a kill lost
   /// 3 s). The preview's workers give way to it instead (`ThreadPriority.yielding`).
-  private let writerThread = BackgroundWorker(name: "kioskcam.movie-writer")
-  private let inFlight = DispatchGroup()
+  let writerThread = BackgroundWorker(name: "kioskcam.movie-writer")
+  let inFlight = DispatchGroup()
 
-  private enum Payload {
+  enum Payload {
     case jpeg([UInt8])
     case picture(H264Picture)
     /// The frame did not encode or convert.
     case none
   }
 
-  private struct EncodedFrame {
+  struct EncodedFrame {
     var payload: Payload
     var timestamp: Int64
     var sequence: UInt32
   }
 
   /// Frames and counters passed between the loop, the encoders and the writer.
-  private struct Handover {
+  struct Handover {
     var submitted = 0
     /// Encoded frames waiting for the writer, by index.
     var ready: [Int: EncodedFrame] = [:]
@@ -93,7 +93,7 @@ public final class MovieRecorder: Sendable {
   }
 
   /// The file's side: the writer queue's alone.
-  private struct Output {
+  struct Output {
     var writer: MovieWriter
     var h264: H264Track?
     var nextToWrite = 0
@@ -104,27 +104,26 @@ public final class MovieRecorder: Sendable {
     var finished = false
   }
 
-  private let handover = Mutex(Handover())
-  private let output: Mutex<Output>
+  let handover = Mutex(Handover())
+  let output: Mutex<Output>
 
   public convenience init(
     roll: CameraRoll, width: Int, height: Int, frameRate: Int, preset: MovieQuality, sourceFormat: String,
-    passthrough: Bool, codec: MovieCodec = .mjpeg, h264Preset: H264Preset = .superfast,
-    h264Device: V4L2H264Device? = nil, sound: SoundInput? = nil, tag: String
+    passthrough: Bool, codec: MovieCodec = .mjpeg, h264Encoder: H264EncoderChoice = .unprobed,
+    sound: SoundInput? = nil, tag: String
   ) throws(RollError) {
     let recording = try roll.createRecording(tag: tag, extension: codec.fileExtension)
     try self.init(
       roll: roll, recording: recording, output: recording, width: width, height: height, frameRate: frameRate,
-      preset: preset, sourceFormat: sourceFormat, passthrough: passthrough, codec: codec, h264Preset: h264Preset,
-      h264Device: h264Device, sound: sound, tag: tag)
+      preset: preset, sourceFormat: sourceFormat, passthrough: passthrough, codec: codec,
+      h264Encoder: h264Encoder, sound: sound, tag: tag)
   }
 
   /// `output` is where the bytes go: the recording's own file, or a test's stand-in in front of it.
   init(
     roll: CameraRoll, recording: RecordingFile, output file: any RecordingOutput, width: Int, height: Int,
     frameRate: Int, preset: MovieQuality, sourceFormat: String, passthrough: Bool, codec: MovieCodec = .mjpeg,
-    h264Preset: H264Preset = .superfast, h264Device: V4L2H264Device? = nil, sound input: SoundInput? = nil,
-    tag: String
+    h264Encoder: H264EncoderChoice = .unprobed, sound input: SoundInput? = nil, tag: String
   ) throws(RollError) {
     self.roll = roll
     self.sourceFormat = sourceFormat
@@ -166,10 +165,10 @@ public final class MovieRecorder: Sendable {
       let settings = H264Settings(
         width: width, height: height, frameRate: frameRate,
         bitRate: preset.h264BitRate(width: width, height: height, frameRate: frameRate),
-        threads: H264Settings.threadsBesideTheLoop, preset: h264Preset)
+        threads: H264Settings.threadsBesideTheLoop, preset: h264Encoder.preset)
       let track: H264Track
       do {
-        track = try H264Track(settings, device: h264Device, on: writerThread)
+        track = try H264Track(settings, encoder: h264Encoder, on: writerThread)
       } catch {
         roll.removeRecording(folder: recording.folder, name: recording.name)
         throw error
@@ -281,7 +280,7 @@ public final class MovieRecorder: Sendable {
     return .written
   }
 
-  private func appendSamples(_ samples: [H264Track.Sample], to output: inout Output) -> Bool {
+  func appendSamples(_ samples: [H264Track.Sample], to output: inout Output) -> Bool {
     samples.allSatisfy { append($0.bytes, timestamp: $0.timestamp, sync: $0.sync, to: &output) }
   }
 
@@ -318,94 +317,5 @@ public final class MovieRecorder: Sendable {
     }
   }
 
-  /// Stops taking frames; once the ones in flight are written, finishes the file, publishes it and calls
-  /// `done` (on the writer's thread).
-  public func stop(at end: Int64? = nil, _ done: @escaping @Sendable (Result<MovieSummary, RollError>) -> Void) {
-    handover.withLock { $0.end = end }
-    // Every frame let in has had its drain queued on the writer by the time it leaves the group.
-    inFlight.notify(queue: .global()) { [self] in
-      writerThread.async { [self] in done(finish()) }
-    }
-  }
-
   deinit { writerThread.finish() }
-
-  /// `stop`, waited for: the service's shutdown must publish the movie before it goes, and benches and tests
-  /// read the summary.
-  public func stopAndWait(at end: Int64? = nil) -> Result<MovieSummary, RollError> {
-    let finished = DispatchSemaphore(value: 0)
-    let outcome = Mutex<Result<MovieSummary, RollError>?>(nil)
-    stop(at: end) { result in
-      outcome.withLock { $0 = result }
-      finished.signal()
-    }
-    finished.wait()
-    return outcome.withLock { $0! }
-  }
-
-  private func finish() -> Result<MovieSummary, RollError> {
-    let end = handover.withLock { $0.end }
-    var audioSeconds = 0.0
-    let (frames, seconds, writeError, bytes, first): (Int, Double, String?, Int, (Int64, UInt32)?) = output.withLock {
-      output in
-      var bytes = 0
-      if !output.finished {
-        output.finished = true
-        if output.writeError == nil, let h264 = output.h264 {
-          // The pictures still inside the H.264 encoder, out, before the last frame's duration is settled.
-          _ = appendSamples(h264.finish(), to: &output)
-        }
-        var writer = output.writer
-        if output.writeError == nil, let sound {
-          // Up to the stop; the writer cuts what was heard after the last picture.
-          for packet in sound.take() + sound.finish(until: end) { writer.appendAudio(packet) }
-        }
-        do throws(SystemCallError) {
-          if output.writeError == nil, let last = writer.flush(end: end) {
-            do throws(SystemCallError) {
-              try file.append(last)
-              try file.sync()
-              output.writer = writer
-            } catch {
-              output.writeError = "\(error)"
-            }
-          }
-          // Whatever a failed write left past the last whole fragment goes, so the file ends where its
-          // fragments end.
-          try file.truncate(to: output.writer.length)
-          _ = try Self.finishInPlace(file, output.writer)
-          bytes = Int(try file.size())
-        } catch {
-          output.writeError = output.writeError ?? "\(error)"
-        }
-      }
-      audioSeconds = Double(output.writer.audioNanosecondsWritten) / 1e9
-      return (
-        output.writer.samplesWritten, Double(MovieWriter.nanoseconds(output.writer.ticksWritten)) / 1e9,
-        output.writeError, bytes, output.firstTimestamp.map { ($0, output.firstSequence) }
-      )
-    }
-    let dropped = handover.withLock { state in
-      state.writeError = writeError
-      return state.dropped + state.failed
-    }
-    guard frames > 0 else {
-      roll.removeRecording(folder: folder, name: name)
-      return .failure(.unavailable("no frame was recorded\(writeError.map { ": \($0)" } ?? "")"))
-    }
-    do {
-      let item = try roll.publishRecording(folder: folder, name: name, kind: .movie)
-      return .success(
-        MovieSummary(
-          item: item, frames: frames, dropped: dropped, seconds: seconds, recovered: false, writeError: writeError,
-          roll: roll, bytes: bytes, width: width, height: height,
-          captured: first.map { WallClock.dateTime(atMonotonic: Instant(nanoseconds: $0.0)).isoText } ?? "",
-          sourceFormat: sourceFormat, firstSequence: first?.1 ?? 0, uniqueID: uniqueID, encoding: encoding,
-          audioSeconds: audioSeconds))
-    } catch {
-      // Not published (the card went read-only, or away): what it holds is recovered when it is back.
-      roll.abandonRecording(name: name)
-      return .failure(error)
-    }
-  }
 }

@@ -15,6 +15,23 @@ extension H264Encoder: H264Encoding {}
 
 /// A V4L2 H.264 encoder the probe found and tried (the Pi 4's bcm2835-codec at /dev/video11), and the raw
 /// format it takes the pictures in.
+/// Which H.264 encoder a recording opens: what the `h264-encoder` probe chose.
+public enum H264EncoderChoice: Sendable, Equatable {
+  /// libx264 through libavcodec, at the preset measured to hold the camera's rate.
+  case x264(H264Preset)
+  /// A V4L2 memory-to-memory encoder, which the probe tried with a picture.
+  case v4l2(V4L2H264Device)
+
+  /// Before any probe (tests, the bench): x264's superfast, which holds 720p30 on two cores here.
+  public static let unprobed = H264EncoderChoice.x264(.superfast)
+
+  /// The x264 preset, for the settings (a V4L2 encoder has none).
+  var preset: H264Preset {
+    if case .x264(let preset) = self { return preset }
+    return .superfast
+  }
+}
+
 public struct V4L2H264Device: Sendable, Equatable {
   public let path: String
   public let driver: String

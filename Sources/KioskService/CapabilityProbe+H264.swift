@@ -9,7 +9,7 @@ extension CapabilityProbe {
   /// recorded), as a recording opens it: a V4L2 memory-to-memory encoder where the board has one (the Pi 4's
   /// bcm2835-codec), tried with one picture; otherwise libx264, with the preset that holds that rate here,
   /// measured. A V4L2 encoder that fails its try is named in the evidence, and x264 is used.
-  static func h264Encoder(_ config: Config) -> (result: ProbeResult, preset: H264Preset?, device: V4L2H264Device?) {
+  static func h264Encoder(_ config: Config) -> (result: ProbeResult, choice: H264EncoderChoice?) {
     let size = config.movie.size
     let rate = config.camera.frameRate
     let settings = H264Settings(
@@ -29,7 +29,7 @@ extension CapabilityProbe {
               "V4L2 H264 encoder \(codec.path) (\(codec.driver)) from \(raw): \(settings.width)x\(settings.height) at "
                 + "\(rate) fps, \(configuration.profileName) profile, level \(configuration.levelName), "
                 + "\(settings.bitRate / 1000) kbit/s"),
-            nil, device
+            .v4l2(device)
           )
         }
         v4l2 = "V4L2 H264 encoder \(codec.path) (\(codec.driver)): its SPS and PPS do not parse, not used"
@@ -42,7 +42,7 @@ extension CapabilityProbe {
       let drivers = Set(codecs.map(\.driver)).sorted().joined(separator: ", ")
       v4l2 = "no V4L2 H264 encoder among \(codecs.count) codec node\(codecs.count == 1 ? "" : "s") (\(drivers))"
     }
-    guard H264Encoder.available else { return (.fail(.h264Encoder, "libavcodec has no libx264 encoder; \(v4l2)"), nil, nil) }
+    guard H264Encoder.available else { return (.fail(.h264Encoder, "libavcodec has no libx264 encoder; \(v4l2)"), nil) }
     do {
       let choice = try H264PresetChoice.measure(settings)
       var chosen = settings
@@ -50,7 +50,7 @@ extension CapabilityProbe {
       // The profile and level a recording with that preset gets (ultrafast's is Main, the others' High).
       let encoder = try H264Encoder(chosen)
       guard let configuration = AVCDecoderConfiguration(annexB: encoder.header) else {
-        return (.fail(.h264Encoder, "\(H264Encoder.identity): no SPS and PPS in its header"), nil, nil)
+        return (.fail(.h264Encoder, "\(H264Encoder.identity): no SPS and PPS in its header"), nil)
       }
       return (
         .pass(
@@ -58,10 +58,10 @@ extension CapabilityProbe {
           "\(H264Encoder.identity): \(settings.width)x\(settings.height) at \(rate) fps on \(settings.threads) "
             + "thread\(settings.threads == 1 ? "" : "s"), \(configuration.profileName) profile, level "
             + "\(configuration.levelName), \(settings.bitRate / 1000) kbit/s, preset \(choice.evidence); \(v4l2)"),
-        choice.preset, nil
+        .x264(choice.preset)
       )
     } catch {
-      return (.fail(.h264Encoder, "\(H264Encoder.identity): \(error)"), nil, nil)
+      return (.fail(.h264Encoder, "\(H264Encoder.identity): \(error)"), nil)
     }
   }
 }

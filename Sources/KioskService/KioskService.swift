@@ -97,8 +97,8 @@ public final class KioskService {
     let codec =
       config.movie.codec.resolved(encoderAvailable: startup.capabilities.verdict.usable.contains(.h264Encoder)) ?? .mjpeg
     let movie = MovieSink(
-      config: config, source: camera, roll: startup.roll, codec: codec, h264Preset: startup.h264Preset ?? .superfast,
-      h264Device: startup.h264Device, microphone: startup.microphone, results: results, post: post)
+      config: config, source: camera, roll: startup.roll, codec: codec,
+      h264Encoder: startup.h264Encoder ?? .unprobed, microphone: startup.microphone, results: results, post: post)
     let storage = try StorageMonitor(config: config, roll: startup.roll, loop: loop, post: post)
     let preview = PreviewSink(
       config: config, display: display, source: camera, browsing: player, workers: PreviewSink.workers(for: config),

@@ -19,10 +19,8 @@ struct Startup {
   var cameraPath: String
   var buttons: [PanelLines]
   var flashLamp: PanelLines?
-  /// The x264 preset the probe measured holds the camera's rate.
-  var h264Preset: H264Preset?
-  /// The V4L2 H.264 encoder the probe tried, preferred to x264 when there is one.
-  var h264Device: V4L2H264Device?
+  /// The H.264 encoder the probe chose: a V4L2 one it tried, else x264 at the preset that holds the rate.
+  var h264Encoder: H264EncoderChoice?
   /// The microphone the probe opened: movies record from it.
   var microphone: SoundFormat?
   var roll: CameraRoll?
@@ -66,10 +64,9 @@ struct Startup {
     }
     if wanted(.zoom) { probed.append(CapabilityProbe.zoom(config, camera: cameraInfo)) }
     if wanted(.h264Encoder) {
-      let (result, preset, device) = CapabilityProbe.h264Encoder(config)
+      let (result, choice) = CapabilityProbe.h264Encoder(config)
       probed.append(result)
-      h264Preset = preset
-      h264Device = device
+      h264Encoder = choice
     }
     if wanted(.microphone) {
       let (result, found) = CapabilityProbe.microphone(config)

@@ -78,7 +78,7 @@ private func recordH264(
   let start = now()
   let recorder = try MovieRecorder(
     roll: roll, width: width, height: height, frameRate: 30, preset: .high, sourceFormat: sources[0].format.fourcc,
-    passthrough: sources[0].format == .mjpeg, codec: .h264, h264Preset: preset, tag: "bench")
+    passthrough: sources[0].format == .mjpeg, codec: .h264, h264Encoder: .x264(preset), tag: "bench")
   for index in 0..<frames {
     // Wait rather than drop: this measures what the recorder sustains, not what it sheds.
     while recorder.pending >= recorder.queueBound { usleep(200) }

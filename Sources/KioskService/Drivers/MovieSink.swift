@@ -21,9 +21,8 @@ final class MovieSink: MovieDriver {
   private let roll: CameraRoll?
   /// H.264 or Motion-JPEG: `[movie] codec`, and whether the encoder was found.
   let codec: MovieCodec
-  private let h264Preset: H264Preset
-  /// The V4L2 H.264 encoder the `h264-encoder` probe found and tried; nil: x264 at `h264Preset`.
-  private let h264Device: V4L2H264Device?
+  /// The V4L2 encoder the `h264-encoder` probe tried, or x264 at the preset it measured.
+  private let h264Encoder: H264EncoderChoice
   /// The microphone the `microphone` probe opened, recorded into H.264 movies; nil: silent movies.
   private let microphone: SoundFormat?
   private let results: Mailbox<ServiceEvent>
@@ -66,15 +65,14 @@ final class MovieSink: MovieDriver {
   private(set) var failures = 0
 
   init(
-    config: Config, source: any FrameSource, roll: CameraRoll?, codec: MovieCodec, h264Preset: H264Preset,
-    h264Device: V4L2H264Device? = nil, microphone: SoundFormat? = nil, results: Mailbox<ServiceEvent>,
+    config: Config, source: any FrameSource, roll: CameraRoll?, codec: MovieCodec,
+    h264Encoder: H264EncoderChoice = .unprobed, microphone: SoundFormat? = nil, results: Mailbox<ServiceEvent>,
     post: @escaping (ServiceEvent) -> Void
   ) {
     self.config = config
     self.microphone = codec == .h264 ? microphone : nil
     self.codec = codec
-    self.h264Preset = h264Preset
-    self.h264Device = h264Device
+    self.h264Encoder = h264Encoder
     self.source = source
     self.roll = roll
     self.results = results
@@ -95,15 +93,15 @@ final class MovieSink: MovieDriver {
     waiting = []
     droppedHere = 0
     lastSequence = nil
-    let (frameRate, quality, codec, h264Preset, h264Device, microphone, results) = (
-      config.camera.frameRate, config.movie.quality, codec, h264Preset, h264Device, microphone, results
+    let (frameRate, quality, codec, h264Encoder, microphone, results) = (
+      config.camera.frameRate, config.movie.quality, codec, h264Encoder, microphone, results
     )
     opener.async {
       do {
         let recorder = try MovieRecorder(
           roll: roll, width: format.width, height: format.height, frameRate: frameRate, preset: quality,
-          sourceFormat: format.format.fourcc, passthrough: format.format == .mjpeg, codec: codec, h264Preset: h264Preset,
-          h264Device: h264Device, sound: microphone.map { SoundInput(sampleRate: $0.sampleRate, channels: $0.channels) },
+          sourceFormat: format.format.fourcc, passthrough: format.format == .mjpeg, codec: codec,
+          h264Encoder: h264Encoder, sound: microphone.map { SoundInput(sampleRate: $0.sampleRate, channels: $0.channels) },
           tag: WallClock.uniqueID())
         opening.recorder.withLock { $0 = recorder }
         if let microphone, let sound = recorder.sound { Self.listen(microphone, into: sound, opening) }
