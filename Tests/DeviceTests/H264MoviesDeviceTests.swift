@@ -54,18 +54,12 @@ extension BoardDeviceTests {
       print("H.264 movie from vivid: fragments \(fragments.map { String(format: "%.3f s/%d", $0.seconds, $0.samples) })")
       #expect(fragments.count >= 2 && fragments.allSatisfy { $0.samples == 1 || $0.seconds <= 0.25 + 0.001 }, "\(fragments)")
       #expect(fragments.reduce(0) { $0 + $1.samples } == logged.frames, "every frame in one fragment")
-      // The record is appended (and fsynced) after the log line.
-      var record = ""
-      try Board.waitFor("the record of \(file)") {
-        let records = (try? String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)) ?? ""
-        record = String(records.split(separator: "\n").first { $0.contains("\"file\":\"\(file)\"") } ?? "")
-        return !record.isEmpty
-      }
-      // The record says what ffprobe finds: on the emulated board the measured preset is ultrafast, whose
-      // profile is Main; a faster board gets High.
-      #expect(record.contains("\"codec\":\"h264\"") && record.contains("\"profile\":\"\(fields["profile"] ?? "?")\""), "\(record)")
-      #expect(record.contains("\"frames\":\(logged.frames)"), "\(record)")
-      #expect(record.contains("\"audio\":\"none\""), "\(record)")
+      // The record is appended (and fsynced) after the log line. It says what ffprobe finds: on the emulated
+      // board the measured preset is ultrafast, whose profile is Main; a faster board gets High.
+      let record = try movieRecord(in: roll, file)
+      #expect(record["codec"] as? String == "h264" && record["profile"] as? String == fields["profile"], "\(record)")
+      #expect(record["frames"] as? Int == logged.frames, "\(record)")
+      #expect(record["audio"] as? String == "none", "\(record)")
 
       // Chromium, from a local page: the length ffprobe gives, played to the end, a seek to the middle, and
       // vivid's bars drawn from the middle frame (the bars fill the top of vivid's picture).
