@@ -56,7 +56,7 @@ let package = Package(
         "KioskCore", "Imaging", "MediaFiles", "LinuxIO", "JPEGCodec", "CameraRoll", "Scaling", "VideoCodec", "V4L2Codec",
       ]),
     // The preview drawn off the loop: frames handed to workers (newest wins), decoded and drawn in parallel.
-    .target(name: "Preview", dependencies: ["KioskCore", "Imaging", "JPEGCodec", "Scaling", "LinuxIO"]),
+    .target(name: "Preview", dependencies: ["KioskCore", "Imaging", "JPEGCodec", "Scaling", "LinuxIO", "V4L2Codec"]),
     // Wiring: the loop, the dispatcher's queue, and one driver per concern carrying out what the core decides.
     .target(
       name: "KioskService",
@@ -67,7 +67,7 @@ let package = Package(
     ),
     .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),
     // Raw pictures through V4L2Codec on a real codec node, as v4l2-ctl does: the board's codec tests run it.
-    .executableTarget(name: "kioskcam-m2m", dependencies: ["V4L2Codec"]),
+    .executableTarget(name: "kioskcam-m2m", dependencies: ["V4L2Codec", "Preview", "Imaging", "LinuxIO"]),
     // `make bench`: each stage of a still, and movie recording, beside cjpeg and ffmpeg in the same run.
     .executableTarget(
       name: "kioskcam-bench", dependencies: [
@@ -87,7 +87,7 @@ let package = Package(
     .testTarget(
       name: "KioskServiceTests", dependencies: ["KioskService", "KioskCore", "Capture", "CameraRoll", "Imaging", "Preview"]),
     // The preview's hand-over and workers: newest wins, never out of order, never a wait on the loop.
-    .testTarget(name: "PreviewTests", dependencies: ["Preview", "Imaging", "JPEGCodec", "KioskCore", "Scaling"]),
+    .testTarget(name: "PreviewTests", dependencies: ["Preview", "Imaging", "JPEGCodec", "KioskCore", "Scaling", "V4L2Codec"]),
     // Where raw pictures sit in a codec's buffers (the board's vicodec test drives the rest).
     .testTarget(name: "V4L2CodecTests", dependencies: ["V4L2Codec"]),
     .testTarget(name: "CameraRollTests", dependencies: ["CameraRoll", "KioskCore", "LinuxIO"]),

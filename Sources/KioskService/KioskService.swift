@@ -100,9 +100,11 @@ public final class KioskService {
       config: config, source: camera, roll: startup.roll, codec: codec,
       h264Encoder: startup.h264Encoder ?? .unprobed, microphone: startup.microphone, results: results, post: post)
     let storage = try StorageMonitor(config: config, roll: startup.roll, loop: loop, post: post)
+    let (decoder, decoderEvidence) = CapabilityProbe.previewDecoder(config)
+    log("preview decoder: \(decoderEvidence)")
     let preview = PreviewSink(
       config: config, display: display, source: camera, browsing: player, workers: PreviewSink.workers(for: config),
-      results: results, loopCPU: loopCPU, overlayContent: Self.overlayContent(dispatcher, panel, storage, movie, camera))
+      decoder: decoder, results: results, loopCPU: loopCPU, overlayContent: Self.overlayContent(dispatcher, panel, storage, movie, camera))
     let stills = StillWriter(
       config: config, source: camera, roll: startup.roll, writer: writer, results: results,
       photoCover: Self.photoCover(preview), post: post)

@@ -24,6 +24,8 @@ public struct ProbeReport: Encodable, Sendable {
   public let gpioChips: [GPIOChipInfo]
   /// Memory-to-memory codec nodes (a Pi's bcm2835-codec, the board's vicodec) and their formats.
   public let codecs: [CodecInfo]
+  /// What the preview would decode the camera's MJPEG frames with, and why.
+  public let previewDecoder: String
   public let storage: StorageInfo
   public let capabilities: [CapabilityReport]
   public let mediaTypes: [String]
@@ -39,6 +41,7 @@ public struct ProbeReport: Encodable, Sendable {
     // Listed before the capability probes request button lines, so the listing shows who else holds them.
     gpioChips = GPIOProbe.list()
     codecs = CodecProbe.codecs()
+    previewDecoder = CapabilityProbe.previewDecoder(config).evidence
     storage = StorageInfo(path: config.roll.path)
     let gate = CapabilityGate(config)
     let results = CapabilityProbe.all(config)
@@ -92,6 +95,7 @@ public struct ProbeReport: Encodable, Sendable {
     lines.append("Codecs (memory to memory):")
     if codecs.isEmpty { lines.append("  none") }
     for codec in codecs { lines.append("  \(codec.summary)") }
+    lines.append("  preview decoder: \(previewDecoder)")
     lines.append("Storage:")
     let space = storage.availableBytes.map { "\($0 / 1_048_576) MiB free of \((storage.totalBytes ?? 0) / 1_048_576) MiB" } ?? "no file system"
     lines.append("  \(storage.path): \(storage.exists ? "exists" : "missing"), \(storage.writable ? "writable" : "not writable"), \(space)")

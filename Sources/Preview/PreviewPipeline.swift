@@ -31,12 +31,13 @@ public final class PreviewPipeline: Sendable {
   /// Each worker's renderer is its own: touched by that worker's thread only.
   private final class Renderers: @unchecked Sendable {
     let each: [PreviewRenderer]
-    init(_ count: Int) { each = (0..<count).map { _ in PreviewRenderer() } }
+    init(_ count: Int, decoder: FrameDecoderChoice) { each = (0..<count).map { _ in PreviewRenderer(decoder: decoder) } }
   }
 
   /// `done` is called on the worker's thread (post it to the loop).
-  public init(workers: Int, done: @escaping @Sendable (Outcome) -> Void) {
-    let renderers = Renderers(workers)
+  /// `decoder`: what each worker decodes compressed frames with.
+  public init(workers: Int, decoder: FrameDecoderChoice = .turboJPEG, done: @escaping @Sendable (Outcome) -> Void) {
+    let renderers = Renderers(workers, decoder: decoder)
     // The preview sheds frames by design (the newest wins); the loop and a movie's encoder must not.
     handOver = NewestWins(workers: workers, name: "kioskcam.preview", niceness: ThreadPriority.yielding) { index, work in
       done(Self.render(work.job, with: renderers.each[index], lend: work.lend))

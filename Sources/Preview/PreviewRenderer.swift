@@ -1,13 +1,17 @@
 import Imaging
 import JPEGCodec
+import LinuxIO
 import Scaling
 
 /// What one worker draws with: its own MJPEG decoder (planes reused frame after frame) and its own libyuv
 /// scalers (their scratch too). Not thread-safe: one per worker.
 final class PreviewRenderer {
-  private var decoder: JPEGPlaneDecoder?
+  private let choice: FrameDecoderChoice
+  private var decoder: (any FrameDecoder)?
   /// A few geometries at most are in use at once (the live frame, the decoded frame, a photo); kept across frames.
   private var scalers: [PreviewFit: LibYUVPreview] = [:]
+
+  init(decoder choice: FrameDecoderChoice = .turboJPEG) { self.choice = choice }
 
   /// What is ready to be drawn: for MJPEG, the decoded planes (valid until this renderer decodes again).
   enum Prepared {
@@ -21,11 +25,11 @@ final class PreviewRenderer {
     let fit = job.fit
     let (shownWidth, shownHeight) = fit.orientation.turned(fit.target.width, fit.target.height)
     let (coverWidth, coverHeight) = zoom.decodeCover(shownWidth: shownWidth, shownHeight: shownHeight)
-    let decoder: JPEGPlaneDecoder
+    let decoder: any FrameDecoder
     if let kept = self.decoder {
       decoder = kept
     } else {
-      decoder = try JPEGPlaneDecoder()
+      decoder = try Self.open(choice)
       self.decoder = decoder
     }
     let picture = try bytes.withUnsafeBytes { try decoder.decode($0, covering: coverWidth, coverHeight) }
@@ -58,6 +62,17 @@ final class PreviewRenderer {
         preconditionFailure("MJPEG is drawn from its planes")
       }
       job.overlay(target)
+    }
+  }
+
+  /// The chosen decoder; a V4L2 one that does not open (the node gone, no context free) leaves this worker
+  /// on TurboJPEG, said once: the preview goes on either way.
+  private static func open(_ choice: FrameDecoderChoice) throws -> any FrameDecoder {
+    do {
+      return try choice.make()
+    } catch where choice != .turboJPEG {
+      log("preview decoder \(choice) did not open, TurboJPEG instead: \(error)")
+      return try FrameDecoderChoice.turboJPEG.make()
     }
   }
 

@@ -26,6 +26,7 @@ public struct FourCC: Hashable, Sendable, CustomStringConvertible {
   public static let nv12 = FourCC(code: CV4L2_PIX_FMT_NV12())
   public static let h264 = FourCC(code: CV4L2_PIX_FMT_H264())
   public static let fwht = FourCC(code: CV4L2_PIX_FMT_FWHT())
+  public static let mjpeg = FourCC(code: CV4L2_PIX_FMT_MJPEG())
 }
 
 /// One memory-to-memory codec node, opened non-blocking: its two queues are driven with poll(2), so a codec

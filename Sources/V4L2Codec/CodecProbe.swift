@@ -15,6 +15,11 @@ public struct CodecInfo: Sendable, Equatable {
     gives.contains(coded) ? raw.filter(takes.contains) : []
   }
 
+  /// The raw formats among `raw` it decodes `coded` into, if it is such a decoder.
+  public func decodes(_ coded: FourCC, to raw: [FourCC]) -> [FourCC] {
+    takes.contains(coded) ? raw.filter(gives.contains) : []
+  }
+
   /// `/dev/video11 (bcm2835-codec): YU12,NV12 to H264`
   public var summary: String {
     "\(path) (\(driver)): \(takes.map(\.description).joined(separator: ",")) to \(gives.map(\.description).joined(separator: ","))"
@@ -30,6 +35,14 @@ public enum CodecProbe {
         path: path, driver: device.driver, card: device.card,
         takes: device.formats(V4L2_BUF_TYPE_VIDEO_OUTPUT_MPLANE), gives: device.formats(V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE))
     }
+  }
+
+  /// The first codec that decodes `coded` into one of `raw` (the caller's preferred order).
+  public static func decoder(for coded: FourCC, to raw: [FourCC], among codecs: [CodecInfo]) -> (CodecInfo, FourCC)? {
+    for codec in codecs {
+      if let format = codec.decodes(coded, to: raw).first { return (codec, format) }
+    }
+    return nil
   }
 
   /// The first codec that encodes `coded` from one of `raw` (the caller's preferred order).

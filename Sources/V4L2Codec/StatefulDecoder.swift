@@ -74,6 +74,22 @@ public final class StatefulDecoder {
     return pictures + (try service())
   }
 
+  /// One coded buffer that is a whole picture decoding alone (an MJPEG frame, as the preview hands them over
+  /// one at a time) in, its picture out, waited for; pictures of earlier buffers that come out first are
+  /// dropped. A driver that gives nothing for it within the stuck timeout is an error.
+  public func decodeWhole(_ bytes: [UInt8], timestamp: Int64) throws(CodecDeviceError) -> DecodedPicture {
+    var pictures = try decode(bytes, timestamp: timestamp)
+    while true {
+      if let picture = pictures.last(where: { $0.timestamp == timestamp }) { return picture }
+      pictures.removeAll()
+      guard !lastSeen else { throw CodecDeviceError(path, "the stream ended before the picture came out") }
+      guard try device.wait(milliseconds: CodecDevice.stuckAfterMilliseconds) else {
+        throw CodecDeviceError(path, "no picture for the buffer in \(CodecDevice.stuckAfterMilliseconds) ms")
+      }
+      pictures = try service()
+    }
+  }
+
   /// Drains: every picture of what was queued comes out, then the queues stop.
   public func finish() throws(CodecDeviceError) -> [DecodedPicture] {
     guard !lastSeen else { return [] }

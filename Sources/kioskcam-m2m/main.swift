@@ -6,6 +6,8 @@
 //   kioskcam-m2m encode DEVICE --coded FWHT --raw YU12 --size 320x240 [--rate 30] --in RAW --out CODED
 //                [--abandon-after K] [--streams N]
 //   kioskcam-m2m decode DEVICE --coded FWHT --raw YU12 --in CODED --out RAW --packets N1,N2,...
+//   kioskcam-m2m preview-decode DEVICE --coded FWHT --in CODED --out RAW --packets N1,N2,...
+//                (the preview's V4L2 frame decoder, a picture waited for per packet, its planes out as YU12)
 //
 // Picture i carries the timestamp 5 s + i x 33 333 333 ns; every packet and picture out is printed as a JSON
 // line with the timestamp it came back with, so a caller can check that the codec carried them through.
@@ -13,6 +15,9 @@
   import Glibc
 #endif
 import Foundation
+import Imaging
+import LinuxIO
+import Preview
 import V4L2Codec
 
 func fail(_ message: String) -> Never {
@@ -141,11 +146,41 @@ func decode(_ options: Options) {
   guard FileManager.default.createFile(atPath: options.string("out"), contents: output) else { fail("cannot write --out") }
 }
 
+/// The preview's own decoder (`V4L2FrameDecoder`), which a Pi runs on MJPEG: one packet in, its picture waited
+/// for and read through the plane view the preview's scalers take.
+func previewDecode(_ options: Options) {
+  guard let input = FileManager.default.contents(atPath: options.string("in")) else { fail("cannot read --in") }
+  let sizes = options.string("packets").split(separator: ",").compactMap { Int($0) }
+  guard sizes.reduce(0, +) <= input.count else { fail("--packets add up to more than --in holds") }
+  var output = Data()
+  do {
+    let decoder = try V4L2FrameDecoder(path: options.device, coded: options.fourcc("coded"))
+    var offset = 0
+    for size in sizes {
+      let start = monotonicNanoseconds()
+      let view = try Array(input[offset..<(offset + size)]).withUnsafeBytes { try decoder.decode($0, covering: 0, 0) }
+      let took = monotonicNanoseconds() - start
+      offset += size
+      for (plane, width, height, stride) in [
+        (view.luma, view.width, view.height, view.lumaStride), (view.cb, view.chromaWidth, view.chromaHeight, view.chromaStride),
+        (view.cr, view.chromaWidth, view.chromaHeight, view.chromaStride),
+      ] {
+        for row in 0..<height { output.append(plane + row * stride, count: width) }
+      }
+      line(["width": view.width, "height": view.height, "microseconds": took / 1000])
+    }
+  } catch {
+    fail("\(error)")
+  }
+  guard FileManager.default.createFile(atPath: options.string("out"), contents: output) else { fail("cannot write --out") }
+}
+
 let arguments = CommandLine.arguments
 switch arguments.dropFirst().first {
 case "list":
   for codec in CodecProbe.codecs() { print(codec.summary) }
 case "encode": encode(Options(arguments.dropFirst(2)))
 case "decode": decode(Options(arguments.dropFirst(2)))
-default: fail("usage: kioskcam-m2m list | encode DEVICE ... | decode DEVICE ... (see the source's first lines)")
+case "preview-decode": previewDecode(Options(arguments.dropFirst(2)))
+default: fail("usage: kioskcam-m2m list | encode DEVICE ... | decode DEVICE ... | preview-decode DEVICE ... (see the source's first lines)")
 }

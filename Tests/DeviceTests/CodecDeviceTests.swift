@@ -79,6 +79,21 @@ extension BoardDeviceTests {
     print("vicodec round trip, luma PSNR per picture: \(quality.map { String(format: "%.1f", $0) })")
     #expect(quality.count == Self.codecFrames && quality.allSatisfy { $0 >= 40 }, "\(quality)")
 
+    // The preview's V4L2 frame decoder (a Pi's MJPEG preview, here on FWHT): a picture waited for per packet,
+    // read through the plane view the preview draws from, the same pictures as the stream decoder's.
+    let previewed = try Board.run(
+      "cd \(folder) && \(tool) preview-decode \(decoder) --coded FWHT --in ours.fwht --out preview.yuv --packets \(sizes)",
+      timeout: 300)
+    try #require(previewed.status == 0, "\(previewed.stderr)")
+    let previewLines = previewed.stdout.split(separator: "\n").compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+    #expect(previewLines.count == Self.codecFrames && previewLines.allSatisfy { $0["width"] as? Int == width && $0["height"] as? Int == height }, "\(previewed.stdout)")
+    print("the preview's V4L2 frame decoder on vicodec, microseconds a picture: \(previewLines.compactMap { $0["microseconds"] as? Int })")
+    let preview = Array(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/preview.yuv")))
+    let sameAsOurs = preview == ours  // a flag: a failure printing two 4 MB arrays takes minutes
+    #expect(sameAsOurs, "the preview's decoder and the stream decoder agree byte for byte (\(preview.count) and \(ours.count) bytes)")
+
     // And a stream v4l2-ctl encoded decodes through ours to the same pictures.
     let peerEncoded = try Board.run(
       "cd \(folder) && v4l2-ctl -d \(encoder) --set-fmt-video-out=width=\(width),height=\(height),pixelformat=YU12"

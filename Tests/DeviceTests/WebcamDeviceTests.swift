@@ -104,6 +104,9 @@ extension BoardDeviceTests {
       #expect(mismatches.isEmpty, "\(mismatches)")
       let status = try Board.status()
       #expect((status["framesReceived"] as? Int ?? 0) > 0 && (status["previewFramesShown"] as? Int ?? 0) > 0, "\(status)")
+      // No board codec takes MJPEG (vicodec codes FWHT): the workers decode with TurboJPEG, and the log says why.
+      let decoderLine = try Board.logs("webcam-still").split(separator: "\n").first { $0.contains("kioskcam: preview decoder: ") }
+      #expect(decoderLine?.contains("preview decoder: TurboJPEG on the preview's workers: no V4L2") == true, "\(decoderLine ?? "not logged")")
 
       let pressedAt = try press("webcam-still", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
       let still = "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"

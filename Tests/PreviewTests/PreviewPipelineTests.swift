@@ -5,6 +5,7 @@ import KioskCore
 import Scaling
 import Synchronization
 import Testing
+import V4L2Codec
 
 @testable import Preview
 
@@ -69,10 +70,10 @@ import Testing
     target.pixels.storeBytes(of: 0x00AB_CDEF, toByteOffset: 0, as: UInt32.self)
   }
 
-  static func drawnPixels(_ job: PreviewJob) throws -> [UInt8] {
+  static func drawnPixels(_ job: PreviewJob, decoder: FrameDecoderChoice = .turboJPEG) throws -> [UInt8] {
     let canvases = MemoryCanvases(count: 1, width: screen.width, height: screen.height)
     let reports = Reports()
-    let pipeline = PreviewPipeline(workers: 2) { reports.add($0) }
+    let pipeline = PreviewPipeline(workers: 2, decoder: decoder) { reports.add($0) }
     defer { pipeline.stop() }
     #expect(pipeline.submit(job, lend: { canvases.lend() }) == nil)
     guard case .drawn(let tag, let canvas) = try #require(reports.next()) else {
@@ -127,6 +128,22 @@ import Testing
       scaler.drawPlanes(planes, into: out, destinationStride: stride)
     }
     #expect(try Self.drawnPixels(job) == want)
+  }
+
+  /// A V4L2 decoder chosen at start that will not open on a worker (its node gone): the worker draws with
+  /// TurboJPEG instead, the same picture, and the preview goes on.
+  @Test func aV4L2DecoderThatDoesNotOpenLeavesTheWorkerOnTurboJPEG() throws {
+    let (width, height) = (640, 360)
+    let jpeg = try Self.jpeg(width: width, height: height)
+    let zoom = Zoom(maximum: 100, step: 100)
+    let job = PreviewJob(
+      tag: .init(order: 3, generation: 0, frameNanoseconds: 5), picture: .mjpeg(jpeg, zoom: zoom), fit: Self.fit(width, height),
+      overlay: Self.mark)
+    let gone = FrameDecoderChoice.v4l2(path: "/nonexistent/video10", coded: .mjpeg)
+    #expect(throws: (any Error).self) { _ = try gone.make() }
+    let got = try Self.drawnPixels(job, decoder: gone)
+    #expect(got == (try Self.drawnPixels(job)), "drawn as TurboJPEG draws it")
+    #expect(got.contains { $0 != 0 }, "a picture, not a blank canvas")
   }
 
   @Test func aBrokenFrameIsReportedNotDrawn() throws {

@@ -50,7 +50,7 @@ final class PreviewSink: ScreenDriver {
 
   init(
     config: Config, display: DisplaySession, source: any FrameSource, browsing: RollPlayer, workers: Int,
-    results: Mailbox<ServiceEvent>, loopCPU: LoopCPU, overlayContent: @escaping () -> OverlayContent
+    decoder: FrameDecoderChoice = .turboJPEG, results: Mailbox<ServiceEvent>, loopCPU: LoopCPU, overlayContent: @escaping () -> OverlayContent
   ) {
     self.loopCPU = loopCPU
     self.config = config
@@ -58,7 +58,7 @@ final class PreviewSink: ScreenDriver {
     self.source = source
     self.browsing = browsing
     self.overlayContent = overlayContent
-    pipeline = PreviewPipeline(workers: workers) { results.post(.previewDrawn($0)) }
+    pipeline = PreviewPipeline(workers: workers, decoder: decoder) { results.post(.previewDrawn($0)) }
   }
 
   deinit { pipeline.stop() }
