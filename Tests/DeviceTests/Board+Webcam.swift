@@ -79,15 +79,6 @@ extension Board {
     return Int(read.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
   }
 
-  /// The guest's CLOCK_MONOTONIC in seconds (its uptime: the board never suspends), to 10 ms.
-  static func guestClock() throws -> Double {
-    let uptime = try run("cut -d ' ' -f 1 /proc/uptime")
-    guard uptime.status == 0, let seconds = Double(uptime.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-      throw BoardFailure("uptime: \(uptime.stdout) \(uptime.stderr)")
-    }
-    return seconds
-  }
-
   /// The frame counters the webcam logged as sent truncated.
   static func webcamTruncated() throws -> [Int] {
     try logs("webcam").split(separator: "\n").compactMap { line in

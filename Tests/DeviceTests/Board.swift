@@ -145,6 +145,16 @@ struct Board {
     return try body()
   }
 
+  /// The guest's CLOCK_MONOTONIC now in seconds, to 10 ms (its uptime: the board never suspends): the clock vivid
+  /// and the webcam stamp frames with, and the kiosk logs by.
+  static func guestClock() throws -> Double {
+    let uptime = try run("cut -d ' ' -f 1 /proc/uptime")
+    guard uptime.status == 0, let seconds = Double(uptime.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+      throw BoardFailure("uptime: \(uptime.stdout) \(uptime.stderr)")
+    }
+    return seconds
+  }
+
   /// The shell words that find the process of the service started with `config` (the oldest match: the
   /// service, not a `status` or a check run beside it), for a guest command line: `pid=$(...)`.
   static func servicePID(config: String) -> String { "$(pgrep -o -f '\(binary) run --config \(config)')" }

@@ -5,12 +5,6 @@ import Testing
 /// under the mounted file system), on the board's card (Board+Storage.swift). In the serialized board suite:
 /// every test here holds the camera.
 extension BoardDeviceTests {
-  /// The guest's CLOCK_MONOTONIC now, in seconds (/proc/uptime: the guest never suspends), the clock vivid
-  /// stamps frames with and the kiosk's checks are logged by.
-  func guestClock() throws -> Double {
-    try #require(try Board.run("cat /proc/uptime").stdout.split(separator: " ").first.flatMap { Double($0) })
-  }
-
   /// The visible names of the card's roll folder, as anyone pulling it sees them.
   func visibleOnCard() throws -> [String] {
     try Board.run("ls \(Card.mount)/DCIM/100KIOSK").stdout.split(separator: "\n").map(String.init)
@@ -143,7 +137,7 @@ extension BoardDeviceTests {
       _ = try startRecording(name)
       try Board.waitFor("the first frame") { try Board.logs(name).contains("movie first frame") }
       Thread.sleep(forTimeInterval: 2)
-      let failedAt = try guestClock()
+      let failedAt = try Board.guestClock()
       try Card.card("fail")
       try Board.waitFor("the recording to stop") { try Board.logs(name).contains("kioskcam: movie failed: ") }
       #expect(try Board.logs(name).contains("kioskcam: screen: Save failed"))

@@ -167,7 +167,7 @@ extension BoardDeviceTests {
       let first = try #require(
         try Board.logs(name).split(separator: "\n").first { $0.contains("kioskcam: movie first frame") }?.split(separator: " ")
           .last.flatMap { Double($0) })
-      let at = try guestClock()
+      let at = try Board.guestClock()
       try cut()
       return (at, first)
     }
