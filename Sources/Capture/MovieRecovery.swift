@@ -24,7 +24,9 @@ extension MovieRecorder {
   /// When a recovered movie's first frame was taken: from the start its first fragment carries (to the
   /// millisecond), else from its header's creation time (to the second; a file from before that box).
   static func captured(_ writer: MovieWriter) -> String {
-    if let start = writer.recordingStart { return WallClock.dateTime(unixNanoseconds: start.unixMilliseconds * 1_000_000).isoText }
+    if let start = writer.recordingStart {
+      return WallClock.dateTime(unixNanoseconds: start.unixMilliseconds * 1_000_000).isoText
+    }
     guard writer.created != 0 else { return "" }
     return WallClock.dateTime(unixNanoseconds: (Int64(writer.created) - MovieWriter.epochOffset) * 1_000_000_000).isoText
   }
@@ -69,7 +71,8 @@ extension MovieRecorder {
               seconds: Double(MovieWriter.nanoseconds(writer.ticksWritten)) / 1e9, recovered: true, writeError: nil,
               roll: roll, bytes: bytes, width: writer.width, height: writer.height,
               captured: captured(writer), sourceFormat: writer.recordingStart?.sourceFormat ?? "",
-              firstSequence: writer.recordingStart?.sequence ?? 0, uniqueID: String(name.dropFirst(CameraRoll.recordingPrefix.count).prefix { $0 != "." }),
+              firstSequence: writer.recordingStart?.sequence ?? 0,
+              uniqueID: String(name.dropFirst(CameraRoll.recordingPrefix.count).prefix { $0 != "." }),
               encoding: encoding(writer),
               audioSeconds: Double(writer.audioNanosecondsWritten) / 1e9)))
       } catch {

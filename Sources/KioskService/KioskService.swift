@@ -104,7 +104,8 @@ public final class KioskService {
     log("preview decoder: \(decoderEvidence)")
     let preview = PreviewSink(
       config: config, display: display, source: camera, browsing: player, workers: PreviewSink.workers(for: config),
-      decoder: decoder, results: results, loopCPU: loopCPU, overlayContent: Self.overlayContent(dispatcher, panel, storage, movie, camera))
+      decoder: decoder, results: results, loopCPU: loopCPU,
+      overlayContent: Self.overlayContent(dispatcher, panel, storage, movie, camera))
     let stills = StillWriter(
       config: config, source: camera, roll: startup.roll, writer: writer, results: results,
       photoCover: Self.photoCover(preview), post: post)

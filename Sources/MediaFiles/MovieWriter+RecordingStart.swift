@@ -1,6 +1,6 @@
 /// What a movie's record needs that only the recording knew: the camera's format, the encoder's bit rate,
-/// and the first frame's sequence number and wall-clock time. The recorder hands it to the writer before the first frame, and the
-/// first fragment carries it as a `uuid` box of ours inside its `moof` (readers skip a box they do not know;
+/// and the first frame's sequence number and wall-clock time. The recorder hands it to the writer once the
+/// first frame is in (a fragment is cut only when a later frame comes), and the first fragment carries it as a `uuid` box of ours inside its `moof` (readers skip a box they do not know;
 /// once finished, the `moof` is retyped `free` with it), so a recording a crash cut short is recovered with
 /// a whole record.
 public struct RecordingStart: Sendable, Equatable {

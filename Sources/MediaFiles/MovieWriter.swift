@@ -92,8 +92,8 @@ public struct MovieWriter: Sendable {
     }
   }
 
-  /// The recording's start, for the first fragment to carry (set before the first frame); read back from
-  /// it when a crash cut the recording short.
+  /// The recording's start, for the first fragment to carry (set before that fragment is cut); read back
+  /// from it when a crash cut the recording short.
   public var recordingStart: RecordingStart?
 
   /// Samples in complete fragments: what a power cut now would keep.

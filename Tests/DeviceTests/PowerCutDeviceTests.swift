@@ -125,16 +125,16 @@ extension BoardDeviceTests {
   }
 
   /// The board's power cut end to end: the host kills QEMU with SIGKILL (`board power-cut`; the card is
-  /// write-back cached, so what the guest had not flushed is lost), once right after a press and once
-  /// mid-recording. The next boot fsck's the card and mounts it (guest-card.sh init), the service starts (its
-  /// recovery), and the roll's invariants hold: fsck clean or repaired, everything visible whole, nothing
-  /// hidden after the start, no number twice, every item published before the cut there, the interrupted
-  /// recording published (recovered) at most a second short of the cut, records agreeing with the files.
-  /// On vfat too: a still published seconds before the cut must be whole there, where a rename's new directory
-  /// entry gets the file's size only when its inode is written back. Two boots each: minutes on the emulated
-  /// board, `make storage-test`.
-  @Test(.enabled(if: Card.full, "make storage-test runs it"), arguments: ["ext4", "vfat"])
-  func aPowerCutOfTheWholeBoardLeavesAWholeRoll(fileSystem: String) throws {
+  /// write-back cached, so what the guest had not flushed is lost), in rounds of two: right after a press, and
+  /// mid-recording; three rounds on ext4 and two on vfat, ten cuts. Each next boot fsck's the card and mounts it
+  /// (guest-card.sh init), the service starts (its recovery), and the roll's invariants hold: fsck clean or
+  /// repaired, everything visible whole, nothing hidden after the start, no number twice across every cut,
+  /// every item published before a cut there, each interrupted recording published (recovered) at most a
+  /// second short of the cut, records agreeing with the files. On vfat a still published seconds before the cut
+  /// must be whole, where a rename's new directory entry gets the file's size only when its inode is written
+  /// back. Minutes a cut on the emulated board: `make storage-test`.
+  @Test(.enabled(if: Card.full, "make storage-test runs it"), arguments: [("ext4", 3), ("vfat", 2)])
+  func aPowerCutOfTheWholeBoardLeavesAWholeRoll(fileSystem: String, rounds: Int) throws {
     try Card.format(fileSystem)
     let name = "qemucut\(fileSystem)"
     let (config, _) = try movieConfig(name, edit: Card.roll(name))
@@ -145,47 +145,73 @@ extension BoardDeviceTests {
       try #require(booted.status == 0, "\(booted.stdout) \(booted.stderr)")
       print("power cut: \(try Board.run("cat /run/kioskcam-card.state").stdout.split(separator: "\n").joined(separator: ", "))")
     }
-    var published: [String] = []
-    // Mid-still: a still published, then a press and the power cut at once.
-    try Board.withService(name, config: config) {
-      try press(name, expecting: "DCIM/100KIOSK/IMG_0001.JPG")
-      published.append("DCIM/100KIOSK/IMG_0001.JPG")
-      try Board.click("shutter")
-      try cut()
+    /// Every file seen so far and its size: each later cut must leave it there, the same size (a number used
+    /// again, or a published file torn or replaced, shows here).
+    var seen: [String: Int] = [:]
+    func expectWhole(_ label: String) throws -> RollCheck {
+      let found = try Card.check()
+      let visible = Dictionary(found.visible.map { ($0.file, $0.bytes) }, uniquingKeysWith: { first, _ in first })
+      #expect(found.problems.isEmpty && found.hidden.isEmpty, "\(label): \(found)")
+      #expect(visible.count == found.visible.count, "\(label): a name twice: \(found.visible.map(\.file))")
+      for (file, bytes) in seen.sorted(by: { $0.key < $1.key }) {
+        #expect(visible[file] == bytes, "\(label): \(file) was \(bytes) bytes, now \(visible[file].map(String.init) ?? "gone")")
+      }
+      seen.merge(visible) { old, _ in old }
+      return found
     }
-    var found = try Card.check()
-    let afterStill = found.visible.map(\.file)
-    #expect(found.problems.isEmpty, "\(found.problems)")
-    #expect(published.allSatisfy(afterStill.contains), "published before the cut: \(afterStill)")
-    // Mid-recording: the next start publishes what was fsynced.
-    let (killedAt, firstFrame) = try Board.withService(name, config: config) { () throws -> (Double, Double) in
-      #expect(try Board.run("ls -A \(Card.mount)/DCIM/100KIOSK").stdout.split(separator: "\n").allSatisfy { !$0.hasPrefix(".") },
-        "the start cleared what the cut left hidden")
-      _ = try startRecording(name)
-      try Board.waitFor("the first frame") { try Board.logs(name).contains("movie first frame") }
-      Thread.sleep(forTimeInterval: 3)
-      let first = try #require(
-        try Board.logs(name).split(separator: "\n").first { $0.contains("kioskcam: movie first frame") }?.split(separator: " ")
-          .last.flatMap { Double($0) })
-      let at = try Board.guestClock()
-      try cut()
-      return (at, first)
+    for round in 1...rounds {
+      // Mid-still: a still published, then a press and the power cut at once.
+      let still = try Board.withService(name, config: config) { () throws -> String? in
+        try Board.click("shutter")
+        var still: String?
+        try Board.waitFor("a still published") {
+          still = stillsLogged(try Board.logs(name)).first
+          return still != nil
+        }
+        try Board.click("shutter")
+        try cut()
+        return still
+      }
+      let afterStill = try expectWhole("\(fileSystem) round \(round), cut mid-still").visible.map(\.file)
+      #expect(still.map(afterStill.contains) == true, "\(still ?? "?") published before the cut: \(afterStill)")
+      // Mid-recording: the next start publishes what was fsynced.
+      let (killedAt, firstFrame) = try Board.withService(name, config: config) { () throws -> (Double, Double) in
+        _ = try startRecording(name)
+        try Board.waitFor("the first frame") { try Board.logs(name).contains("movie first frame") }
+        Thread.sleep(forTimeInterval: 3)
+        let first = try #require(
+          try Board.logs(name).split(separator: "\n").first { $0.contains("kioskcam: movie first frame") }?.split(separator: " ")
+            .last.flatMap { Double($0) })
+        let at = try Board.guestClock()
+        try cut()
+        return (at, first)
+      }
+      let movie = try Board.withService(name, config: config) { () throws -> String in
+        let log = try Board.logs(name)
+        let line = try #require(log.split(separator: "\n").first { $0.hasPrefix("kioskcam: movie DCIM/") && $0.contains(" recovered, ") }, "\(log)")
+        return String(line.split(separator: " ")[2])
+      }
+      let found = try expectWhole("\(fileSystem) round \(round), cut mid-recording")
+      let records = try Board.run("cat \(Card.mount)/.kioskcam-items.jsonl").stdout.split(separator: "\n")
+      let line = try #require(records.first { $0.contains("\"file\":\"\(movie)\"") }, "\(records)")
+      let record = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      #expect(found.visible.first { $0.file == movie }?.frames == record["frames"] as? Int, "ffprobe's count is the record's")
+      let seconds = record["durationSeconds"] as? Double ?? 0
+      // The cut came after the guest's clock was read: at most a second short of that.
+      print("power cut \(fileSystem) round \(round): the movie kept \(seconds) s of at least \(killedAt - firstFrame) s recorded; roll \(found.visible.map(\.file))")
+      #expect(seconds >= killedAt - firstFrame - 1.0, "at most a second lost")
+      // And the cut landed when the test asked for it (the host's command, a round trip after the clock was
+      // read): a movie much longer than that was cut later than the test thinks.
+      #expect(seconds <= killedAt - firstFrame + 3.0, "the power cut came \(seconds - (killedAt - firstFrame)) s after the clock was read")
     }
-    let movie = try Board.withService(name, config: config) { () throws -> String in
-      let log = try Board.logs(name)
-      let line = try #require(log.split(separator: "\n").first { $0.hasPrefix("kioskcam: movie DCIM/") && $0.contains(" recovered, ") }, "\(log)")
-      return String(line.split(separator: " ")[2])
+  }
+
+  /// The stills a service's log says it published, in order.
+  func stillsLogged(_ log: String) -> [String] {
+    log.split(separator: "\n").compactMap { line in
+      guard line.contains("kioskcam: still DCIM/") else { return nil }
+      let words = line.split(separator: " ")
+      return words.firstIndex(of: "still").map { String(words[$0 + 1]) }
     }
-    found = try Card.check()
-    #expect(found.problems.isEmpty && found.hidden.isEmpty, "\(found)")
-    #expect((afterStill + [movie]).allSatisfy(found.visible.map(\.file).contains), "\(found.visible)")
-    let records = try Board.run("cat \(Card.mount)/.kioskcam-items.jsonl").stdout.split(separator: "\n")
-    let line = try #require(records.first { $0.contains("\"file\":\"\(movie)\"") }, "\(records)")
-    let record = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-    #expect(found.visible.first { $0.file == movie }?.frames == record["frames"] as? Int, "ffprobe's count is the record's")
-    let seconds = record["durationSeconds"] as? Double ?? 0
-    // The cut came after the guest's clock was read: at most a second short of that.
-    print("power cut: the movie kept \(seconds) s of at least \(killedAt - firstFrame) s recorded; roll \(found.visible.map(\.file))")
-    #expect(seconds >= killedAt - firstFrame - 1.0, "at most a second lost")
   }
 }

@@ -50,7 +50,8 @@ final class PreviewSink: ScreenDriver {
 
   init(
     config: Config, display: DisplaySession, source: any FrameSource, browsing: RollPlayer, workers: Int,
-    decoder: FrameDecoderChoice = .turboJPEG, results: Mailbox<ServiceEvent>, loopCPU: LoopCPU, overlayContent: @escaping () -> OverlayContent
+    decoder: FrameDecoderChoice = .turboJPEG, results: Mailbox<ServiceEvent>, loopCPU: LoopCPU,
+    overlayContent: @escaping () -> OverlayContent
   ) {
     self.loopCPU = loopCPU
     self.config = config
