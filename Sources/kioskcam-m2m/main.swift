@@ -59,6 +59,18 @@ struct Options {
     return number
   }
 
+  /// `--in` cut into the packets `--packets` sizes (N1,N2,...).
+  var packets: [[UInt8]] {
+    guard let input = FileManager.default.contents(atPath: string("in")) else { fail("cannot read --in") }
+    let sizes = string("packets").split(separator: ",").compactMap { Int($0) }
+    guard sizes.reduce(0, +) <= input.count else { fail("--packets add up to more than --in holds") }
+    var offset = 0
+    return sizes.map { size in
+      defer { offset += size }
+      return Array(input[offset..<(offset + size)])
+    }
+  }
+
   var device: String {
     guard let path = positional.first else { fail("name the codec's device node") }
     return path
@@ -122,17 +134,13 @@ func encode(_ options: Options) {
 }
 
 func decode(_ options: Options) {
-  guard let input = FileManager.default.contents(atPath: options.string("in")) else { fail("cannot read --in") }
-  let sizes = options.string("packets").split(separator: ",").compactMap { Int($0) }
-  guard sizes.reduce(0, +) <= input.count else { fail("--packets add up to more than --in holds") }
+  let packets = options.packets
   var output = Data()
   do {
     let decoder = try StatefulDecoder(path: options.device, coded: options.fourcc("coded"), raw: options.fourcc("raw"))
     var pictures: [DecodedPicture] = []
-    var offset = 0
-    for (index, size) in sizes.enumerated() {
-      pictures += try decoder.decode(Array(input[offset..<(offset + size)]), timestamp: timestamp(index))
-      offset += size
+    for (index, packet) in packets.enumerated() {
+      pictures += try decoder.decode(packet, timestamp: timestamp(index))
     }
     pictures += try decoder.finish()
     for picture in pictures {
@@ -149,18 +157,14 @@ func decode(_ options: Options) {
 /// The preview's own decoder (`V4L2FrameDecoder`), which a Pi runs on MJPEG: one packet in, its picture waited
 /// for and read through the plane view the preview's scalers take.
 func previewDecode(_ options: Options) {
-  guard let input = FileManager.default.contents(atPath: options.string("in")) else { fail("cannot read --in") }
-  let sizes = options.string("packets").split(separator: ",").compactMap { Int($0) }
-  guard sizes.reduce(0, +) <= input.count else { fail("--packets add up to more than --in holds") }
+  let packets = options.packets
   var output = Data()
   do {
     let decoder = try V4L2FrameDecoder(path: options.device, coded: options.fourcc("coded"))
-    var offset = 0
-    for size in sizes {
+    for packet in packets {
       let start = monotonicNanoseconds()
-      let view = try Array(input[offset..<(offset + size)]).withUnsafeBytes { try decoder.decode($0, covering: 0, 0) }
+      let view = try packet.withUnsafeBytes { try decoder.decode($0, covering: 0, 0) }
       let took = monotonicNanoseconds() - start
-      offset += size
       for (plane, width, height, stride) in [
         (view.luma, view.width, view.height, view.lumaStride), (view.cb, view.chromaWidth, view.chromaHeight, view.chromaStride),
         (view.cr, view.chromaWidth, view.chromaHeight, view.chromaStride),

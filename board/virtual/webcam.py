@@ -550,19 +550,8 @@ def read_counter(ppm, frame_x, frame_y, w, h):
     """The counter of the frame shown 1:1 with its top-left at (frame_x, frame_y) of a binary PPM (P6, a QMP
     screendump), read at the centre of each font cell; None where a cell matches no digit (the picture is not
     a frame of this webcam, or not shown 1:1)."""
-    with open(ppm, "rb") as f:
-        data = f.read()
-    fields, at = [], 0
-    while len(fields) < 4:  # magic, width, height, maxval, each after whitespace
-        while data[at:at + 1].isspace():
-            at += 1
-        start = at
-        while not data[at:at + 1].isspace():
-            at += 1
-        fields.append(data[start:at])
-    if fields[0] != b"P6":
-        raise ValueError("%s is not a binary PPM" % ppm)
-    width, pixels = int(fields[1]), data[at + 1:]
+    from kioskboard.qmp import read_ppm  # the host's package: only this host-side reader needs it
+    width, _, pixels = read_ppm(ppm)
     scene = Scene(w, h)
     s = scene.scale
     patterns = {pattern: digit for digit, pattern in FONT.items()}
