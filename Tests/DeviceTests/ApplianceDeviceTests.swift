@@ -184,12 +184,13 @@ extension BoardDeviceTests {
     let gpiochip = try Board.run("stat -c %G:%a /dev/gpiochip0").stdout
     #expect(gpiochip == "gpio:660\n", "the shipped udev rule gave the chip to gpio: \(gpiochip)")
     // Every press the socket answered "ok" is one still, saved while the pulls went on (the last may still be
-    // on its way when the shooter stops).
+    // on its way when the shooter stops). The shooter may be stopped with a press sent and its "ok" not yet
+    // printed (seen once: 5 stills for 4 answers): one still more than the answers, never two.
     let accepted = try Board.logs("shooter").split(separator: "\n").filter { $0 == "ok" }.count
     func saved() throws -> Int { try service.journal().components(separatedBy: "kioskcam: still DCIM/").count - 1 }
     try? Board.waitFor("every accepted press saved", seconds: 60) { try saved() >= accepted }
     let stills = try saved()
-    #expect(stills == accepted && accepted >= 3, "stills \(stills) for \(accepted) presses answered ok")
+    #expect((accepted...accepted + 1).contains(stills) && accepted >= 3, "stills \(stills) for \(accepted) presses answered ok")
 
     // A movie recording (its hidden .rec- file grows all along) while they pull again; then the service is
     // stopped by systemd (SIGTERM), which must finish the movie first.
