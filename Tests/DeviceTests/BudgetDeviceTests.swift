@@ -60,14 +60,14 @@ extension BoardDeviceTests {
       print(
         "Pi-class budget on the board (cpu.max \(Int(share * 100_000)) 100000), webcam 1280x720 MJPEG: over",
         "\(String(format: "%.1f", seconds)) s received \(String(format: "%.1f", Double(received) / seconds)) fps,",
-        "shown \(String(format: "%.1f", Double(shown) / seconds)) fps, \(skipped) skipped; screen behind the webcam by",
+        "shown \(String(format: "%.1f", Double(shown) / seconds)) fps, \(skipped) not shown (a newer picture won); screen behind by",
         "\(early.low)...\(early.high) frames at the start, \(late.low)...\(late.high) at the end; latency median \(latency) ms")
       #expect(received > 0 && shown > 0, "received \(received), shown \(shown)")
-      #expect(skipped > 2 * inFlight, "the budget bound: \(skipped) skipped of \(received) received")
+      #expect(skipped > 2 * inFlight, "the budget bound: \(skipped) not shown of \(received) received")
       #expect(abs(received - shown - skipped) <= 2 * inFlight, "received \(received), shown \(shown), skipped \(skipped)")
       // Had the skipped frames queued instead, the screen would have fallen `skipped` frames further behind
       // over the run; shedding them keeps it where it was, within half a second of the camera's frames.
-      #expect(late.low <= early.high + 15, "the screen fell behind: \(early) then \(late), \(skipped) skipped")
+      #expect(late.low <= early.high + 15, "the screen fell behind: \(early) then \(late), \(skipped) not shown")
 
       let still = "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"
       let frame = try #require(try webcamFrame(of: still), "the still's scan is one the webcam sent")
