@@ -6,6 +6,10 @@ extension Kiosk {
     if case .down(let role, let time) = gesture {
       return [.log("button \(role.rawValue) down at \(time)")] + acted(on: gesture)
     }
+    // A long press that changes nothing on screen (mode held in still mode) must still be told from a lost click.
+    if case .longPress(let role, let time) = gesture {
+      return [.log("button \(role.rawValue) long press at \(time)")] + acted(on: gesture)
+    }
     return acted(on: gesture)
   }
 

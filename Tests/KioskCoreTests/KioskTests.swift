@@ -193,6 +193,11 @@ import Testing
     let actions = click(&kiosk, .mode, at: 1000, hold: 1200)
     #expect(kiosk.mode == .still)
     #expect(actions.contains(.log("mode still")))
+    // Held again in still mode nothing changes, and the log still tells the long press from a lost click.
+    let again = click(&kiosk, .mode, at: 4000, hold: 1200)
+    #expect(kiosk.mode == .still)
+    #expect(again.contains { if case .log(let line) = $0 { line.hasPrefix("button mode long press at ") } else { false } }, "\(again)")
+    #expect(!click(&kiosk, .mode, at: 8000).contains { if case .log(let line) = $0 { line.contains("long press") } else { false } })
   }
 
   @Test func moviesStartStopAndStopThemselvesAtTheMaximum() {

@@ -165,7 +165,7 @@ def pull(commands, work):
     return pulled
 
 
-def try_page(page, url, out):
+def try_page(page, url, out, run):
     """The front panel in the browser, as a person uses it; returns the screenshots' paths."""
     shots = []
     page.call("Page.enable", page=True)
@@ -208,9 +208,25 @@ def try_page(page, url, out):
           % (sorted(new or []), fresh, took))
     shots.append(page.screenshot(os.path.join(out, "3-shutter-thumbnail.png")))
 
-    page.press("#button-mode", 0.1)
-    check(wait_for("movie mode", lambda: "mode: movie" in state(page)["mode"]) is not None
-          and guest_mode() == "movie", "a click on mode goes to movie mode (page and status)")
+    def click_mode():
+        """Click mode; movie mode, or the service's log line that it took a long press, or None."""
+        journal_before = len(run.lines)
+        page.press("#button-mode", 0.1)
+
+        def outcome():
+            if "mode: movie" in state(page)["mode"]:
+                return "movie"
+            return next((line.strip() for line in run.lines[journal_before:]
+                         if "kioskcam: button mode long press at" in line), None)
+        return wait_for("movie mode", outcome)
+    moviemode = click_mode()
+    if moviemode not in (None, "movie"):
+        # A guest that stalls with the line down stretches the click (the panel's log gives the line's hold in
+        # the guest), and the service rightly takes a long press, which in still mode changes nothing. The click
+        # is the test's input, not the service's answer: it is made once more, and said.
+        print("the click on mode reached the service as a long press (%s): clicked again" % moviemode, flush=True)
+        moviemode = click_mode()
+    check(moviemode == "movie" and guest_mode() == "movie", "a click on mode goes to movie mode (page and status)")
     moved = wait_for("the screen's label to change",
                      lambda: (lambda p: p if p and label_difference(p["label"], still["label"]) > 2 else None)(screen_pixels(page)))
     check(moved is not None, "the screen's mode label is no longer still's")
@@ -276,7 +292,7 @@ def main():
               % [line for line in said.splitlines() if "already running" in line or url in line])
 
         page = Chromium(os.path.join(out, "profile"), open(os.path.join(out, "chromium.log"), "w"))
-        shots = try_page(page, url, out)
+        shots = try_page(page, url, out, run)
         # The page closed: the panel stops dumping and polling, and the pulls have the guest to themselves.
         page.close()
         page = None
@@ -303,6 +319,15 @@ def main():
         check(kioskboard.status()[0] == "running", "make run left up the board it found up")
     else:
         check(kioskboard.status()[0] == "stopped", "Ctrl-C stopped the board make run booted")
+    if failures:
+        # What the hand did on the lines and what the service made of it: a failed click explains itself.
+        try:
+            with open(os.path.join(paths.state, "panel", "buttons.log")) as f:
+                print("the panel's buttons.log:\n" + "".join("  " + line for line in f.readlines()[-40:]), end="")
+        except OSError as e:
+            print("the panel's buttons.log: %s" % e)
+        print("the service's buttons and modes:\n" + "\n".join(
+            "  " + line.strip() for line in run.lines if re.search(r"kioskcam: (button|mode |still |movie )", line)))
     print("screenshots:\n" + "\n".join("  " + s for s in shots))
     print("front panel test: %d failed" % len(failures) if failures else "front panel test: all passed", flush=True)
     return 1 if failures else 0

@@ -225,7 +225,10 @@ class Panel:
             self.note("%s %s (came %.3f s ago, held %s)" % (role, action, time.monotonic() - at, held))
             try:
                 if action == "click":
-                    gpio("click", line, hold_ms=max(MIN_HOLD, held or 0.0) * 1000, paths=self.paths)
+                    edges = gpio("click", line, hold_ms=max(MIN_HOLD, held or 0.0) * 1000, paths=self.paths)["edges"]
+                    # What the line did in the guest: a stalled guest stretches a click into a long press.
+                    self.note("%s line held %.0f ms in the guest" % (role, (
+                        edges[-1]["monotonic_ns_at_write"] - edges[0]["monotonic_ns_at_write"]) / 1e6))
                 elif action == "press":
                     gpio("press", line, paths=self.paths)
                     pressed[role] = at
