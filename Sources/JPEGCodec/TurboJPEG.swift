@@ -43,34 +43,66 @@ public enum JPEGEncoder {
   /// Compresses full-range planes at `quality` (1-100) into a baseline JFIF JPEG. The chroma geometry
   /// picks the sampling: half width is 4:2:2, half width and height 4:2:0, full size 4:4:4.
   public static func encode(_ image: some YCbCrPlanes, quality: Int) throws(JPEGError) -> [UInt8] {
-    guard let subsampling = subsampling(of: image) else {
-      throw JPEGError(call: "encode", message: "no JPEG sampling has chroma \(image.chromaWidth)x\(image.chromaHeight) for \(image.width)x\(image.height)")
+    try image.luma.withUnsafeBufferPointer { (y) throws(JPEGError) in
+      try image.cb.withUnsafeBufferPointer { (u) throws(JPEGError) in
+        try image.cr.withUnsafeBufferPointer { (v) throws(JPEGError) in
+          try encode(
+            YCbCrPlaneView(
+              width: image.width, height: image.height, chromaWidth: image.chromaWidth, chromaHeight: image.chromaHeight,
+              luma: y.baseAddress!, cb: u.baseAddress!, cr: v.baseAddress!, lumaStride: image.width,
+              chromaStride: image.chromaWidth),
+            quality: quality)
+        }
+      }
+    }
+  }
+
+  /// Compresses the planes `view` sees (a whole picture, or the rows of one band of it) the same way.
+  public static func encode(_ view: YCbCrPlaneView, quality: Int) throws(JPEGError) -> [UInt8] {
+    guard let subsampling = subsampling(view.width, view.height, view.chromaWidth, view.chromaHeight) else {
+      throw JPEGError(call: "encode", message: "no JPEG sampling has chroma \(view.chromaWidth)x\(view.chromaHeight) for \(view.width)x\(view.height)")
+    }
+    // TurboJPEG reads luma to the next whole chroma sample (an even width, and for 4:2:0 an even height): an odd
+    // size is given its last column or row again rather than let it read past the plane.
+    let paddedWidth = Int(tjPlaneWidth(0, Int32(view.width), Int32(subsampling.rawValue)))
+    let paddedHeight = Int(tjPlaneHeight(0, Int32(view.height), Int32(subsampling.rawValue)))
+    var padded: [UInt8] = []
+    if paddedWidth > view.width || paddedHeight > view.height {
+      padded = [UInt8](repeating: 0, count: paddedWidth * paddedHeight)
+      for row in 0..<paddedHeight {
+        let from = view.luma + min(row, view.height - 1) * view.lumaStride
+        for column in 0..<paddedWidth { padded[row * paddedWidth + column] = from[min(column, view.width - 1)] }
+      }
     }
     let handle = try TurboHandle(compressing: true)
     var jpeg: UnsafeMutablePointer<UInt8>? = nil
     var size: UInt = 0
-    let status = image.luma.withUnsafeBufferPointer { y in
-      image.cb.withUnsafeBufferPointer { u in
-        image.cr.withUnsafeBufferPointer { v in
-          var planes: [UnsafePointer<UInt8>?] = [y.baseAddress, u.baseAddress, v.baseAddress]
-          var strides: [Int32] = [Int32(image.width), Int32(image.chromaWidth), Int32(image.chromaWidth)]
-          return tjCompressFromYUVPlanes(
-            handle.raw, &planes, Int32(image.width), &strides, Int32(image.height), Int32(subsampling.rawValue),
-            &jpeg, &size, Int32(quality), 0)
-        }
-      }
+    let status = padded.withUnsafeBufferPointer { padded in
+      var planes: [UnsafePointer<UInt8>?] = [padded.isEmpty ? view.luma : padded.baseAddress, view.cb, view.cr]
+      var strides: [Int32] = [
+        Int32(padded.isEmpty ? view.lumaStride : paddedWidth), Int32(view.chromaStride), Int32(view.chromaStride),
+      ]
+      return tjCompressFromYUVPlanes(
+        handle.raw, &planes, Int32(view.width), &strides, Int32(view.height), Int32(subsampling.rawValue), &jpeg, &size,
+        Int32(quality), 0)
     }
     defer { tjFree(jpeg) }
     guard status == 0, let jpeg else { throw handle.error("tjCompressFromYUVPlanes") }
     return Array(UnsafeBufferPointer(start: jpeg, count: Int(size)))
   }
 
-  static func subsampling(of image: some YCbCrPlanes) -> TJSAMP? {
-    let half = (image.width + 1) / 2
-    let halfHeight = (image.height + 1) / 2
-    switch (image.chromaWidth, image.chromaHeight) {
-    case (image.width, image.height): return TJSAMP_444
-    case (half, image.height): return TJSAMP_422
+  /// The rows of one MCU of a picture with this chroma height (16 for 4:2:0, 8 otherwise): bands of a
+  /// picture compressed apart are cut on multiples of it, so that their blocks are the whole picture's.
+  public static func mcuHeight(height: Int, chromaHeight: Int) -> Int {
+    chromaHeight == height ? 8 : 16
+  }
+
+  static func subsampling(_ width: Int, _ height: Int, _ chromaWidth: Int, _ chromaHeight: Int) -> TJSAMP? {
+    let half = (width + 1) / 2
+    let halfHeight = (height + 1) / 2
+    switch (chromaWidth, chromaHeight) {
+    case (width, height): return TJSAMP_444
+    case (half, height): return TJSAMP_422
     case (half, halfHeight): return TJSAMP_420
     default: return nil
     }
