@@ -38,7 +38,7 @@ let package = Package(
     .target(name: "Camera", dependencies: ["CV4L2", "LinuxIO", "KioskCore", "Imaging"]),
     .target(name: "Buttons", dependencies: ["CGPIOD", "LinuxIO", "KioskCore"]),
     .target(name: "Display", dependencies: ["CDRM", "LinuxIO", "Imaging"]),
-    .target(name: "JPEGCodec", dependencies: ["CTurboJPEG", "Imaging"]),
+    .target(name: "JPEGCodec", dependencies: ["CTurboJPEG", "Imaging", "LinuxIO"]),
     .target(name: "CameraRoll", dependencies: ["LinuxIO", "KioskCore"]),
     .target(name: "FontFile", dependencies: ["CZlib", "Imaging"]),
     .target(name: "Scaling", dependencies: ["CYUV", "Imaging"]),

@@ -34,9 +34,7 @@ public final class MovieFrames {
     let samples = index.samples
     guard let decoder else {
       let jpeg = try read(samples[number])
-      return try jpeg.withUnsafeBytes { (bytes) throws(JPEGError) in
-        try FittedPicture.decode(bytes, screenWidth: screenWidth, screenHeight: screenHeight, orientation: orientation)
-      }
+      return try FittedPicture.decode(jpeg, screenWidth: screenWidth, screenHeight: screenHeight, orientation: orientation)
     }
     if number <= decoded { throw CodecError("H.264 frames are decoded forwards only: \(number) after \(decoded)") }
     var picture: XRGBImage?

@@ -19,15 +19,16 @@ public struct FittedPicture: Sendable {
 
   /// Decodes `jpeg` at the largest DCT scale that still covers the rectangle it fills on a `screenWidth` x
   /// `screenHeight` panel turned by `orientation`: a 12-megapixel photo on a 1280x800 screen decodes at 1/2 or
-  /// 1/4, never at full size, and the scaler only ever shrinks what is left.
+  /// 1/4, never at full size, and the scaler only ever shrinks what is left. On `threads` cores when the file
+  /// is cut by restart markers on MCU rows, as our own stills are (`PictureDecode`).
   public static func decode(
-    _ jpeg: UnsafeRawBufferPointer, screenWidth: Int, screenHeight: Int, orientation: PreviewOrientation
+    _ jpeg: [UInt8], screenWidth: Int, screenHeight: Int, orientation: PreviewOrientation, threads: Int = 1
   ) throws(JPEGError) -> FittedPicture {
     let header = try JPEGDecoder.header(jpeg)
     let (fitWidth, fitHeight) = orientation.turned(header.width, header.height)
     let target = PixelRect.aspectFit(sourceWidth: fitWidth, sourceHeight: fitHeight, into: screenWidth, screenHeight)
     let (coverWidth, coverHeight) = orientation.turned(target.width, target.height)
-    let picture = try JPEGDecoder.decodeXRGB(jpeg, covering: coverWidth, coverHeight)
+    let picture = try PictureDecode.xrgb(jpeg, covering: coverWidth, coverHeight, threads: threads)
     return FittedPicture(
       picture: picture,
       scaler: PreviewScaler(
@@ -104,7 +105,7 @@ public enum RollViewer {
   /// screen in a few milliseconds whatever the photo's size.
   public static func load(
     _ entry: RollEntry, root: String, screenWidth: Int, screenHeight: Int, orientation: PreviewOrientation,
-    early: (ViewedItem) -> Void = { _ in }
+    threads: Int = 1, early: (ViewedItem) -> Void = { _ in }
   ) throws -> ViewedItem {
     let path = "\(root)/\(entry.path)"
     let file = try OwnedFD(opening: path, flags: O_RDONLY | O_CLOEXEC)
@@ -126,9 +127,8 @@ public enum RollViewer {
       {
         early(ViewedItem(path: entry.path, fitted: thumbnail, date: date, movie: nil, full: false))
       }
-      let fitted = try bytes.withUnsafeBytes { (jpeg) throws(JPEGError) in
-        try FittedPicture.decode(jpeg, screenWidth: screenWidth, screenHeight: screenHeight, orientation: orientation)
-      }
+      let fitted = try FittedPicture.decode(
+        bytes, screenWidth: screenWidth, screenHeight: screenHeight, orientation: orientation, threads: threads)
       return ViewedItem(path: entry.path, fitted: fitted, date: date, movie: nil)
     case .movie:
       let index = try movieIndex(file)

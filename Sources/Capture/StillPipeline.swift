@@ -76,9 +76,13 @@ public enum StillPipeline {
   /// `crop` (the digital zoom, in the frame's pixels) cuts the picture to its centre and scales it back to the
   /// frame's size first, whatever the format: an MJPEG frame is then decoded, cut and compressed again at
   /// `quality` (a lossless JPEG crop would keep fewer pixels and move the crop to the 16-pixel block grid).
-  public static func encode(_ frame: StillFrame, quality: Int, crop: PixelRect? = nil) throws(StillError) -> Encoded {
+  /// `bands` > 1 compresses a YUYV or NV12 frame on that many cores (`encodeInBands`).
+  public static func encode(
+    _ frame: StillFrame, quality: Int, crop: PixelRect? = nil, bands: Int = 1
+  ) throws(StillError) -> Encoded {
     if let crop, frame.format == .mjpeg { return try zoomedMJPEG(frame, crop: crop, quality: quality) }
     let frame = crop.map { zoomed(frame, to: $0) } ?? frame
+    if bands > 1, let banded = try encodeInBands(frame, quality: quality, bands: bands) { return banded }
     let planes = try planes(of: frame)
     if frame.format == .mjpeg {
       return Encoded(jpeg: frame.bytes, planes: planes, width: planes.width, height: planes.height)

@@ -172,7 +172,9 @@ print("kioskcam bench: frame to durable JPEG, quality \(quality), medians in ms:
 print("and for the peers (the machine may be shared), wall time for write and fsync (\(workDirectory))")
 print("peers: cjpeg \(which("cjpeg") ?? "missing"), ffmpeg \(which("ffmpeg") ?? "missing")")
 print("")
-print("format size        copy  planes  encode    exif   write   fsync |  total |  cjpeg  ffmpeg | ours/cjpeg ours/ffmpeg")
+let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+let bands = Config().display.previewWorkers(cores: cores)
+print("format size        copy  planes  encode    exif   write   fsync |  total |  cjpeg  ffmpeg | ours/cjpeg ours/ffmpeg | \(bands) bands:  wall    cpu wall/cjpeg")
 
 // cjpeg is one process per image: its start-up, measured on a 16x16 image, is subtracted.
 var cjpegStartup = 0.0
@@ -257,20 +259,26 @@ for (width, height) in sizes {
       ffmpegTime = max(0, (lots - one) / Double(many - 1))
     }
     let ours = planesTime + encode
+    // What the still writer does: planes and encode in bands, each on a core of its own, joined.
+    let bandsWall = try median(runs, clock: now) { _ = try StillPipeline.encode(frame, quality: quality, bands: bands) }
+    let bandsCPU = try median(runs, clock: { UInt64(processCPUNanoseconds()) }) { _ = try StillPipeline.encode(frame, quality: quality, bands: bands) }
     let cjpegText = cjpegTime.map(format) ?? "-"
     let ffmpegText = ffmpegTime.map(format) ?? "-"
     let cjpegRatio = cjpegTime.map { $0 > 0 ? format(ours / $0) : "-" } ?? "-"
     let ffmpegRatio = ffmpegTime.map { $0 > 0 ? format(ours / $0) : "-" } ?? "-"
     let label = "\(pixelFormat.fourcc) \(width)x\(height)".padding(toLength: 16, withPad: " ", startingAt: 0)
     let columns = [copy, planesTime, encode, exif, write, sync].map { format($0).leftPadded(7) }.joined(separator: " ")
-    print("\(label) \(columns) | \(format(total).leftPadded(6)) | \(cjpegText.leftPadded(6)) \(ffmpegText.leftPadded(7)) | \(cjpegRatio.leftPadded(10)) \(ffmpegRatio.leftPadded(11))")
+    let bandsRatio = cjpegTime.map { $0 > 0 ? format(bandsWall / $0) : "-" } ?? "-"
+    print("\(label) \(columns) | \(format(total).leftPadded(6)) | \(cjpegText.leftPadded(6)) \(ffmpegText.leftPadded(7)) | \(cjpegRatio.leftPadded(10)) \(ffmpegRatio.leftPadded(11)) | \(format(bandsWall).leftPadded(13)) \(format(bandsCPU).leftPadded(6)) \(bandsRatio.leftPadded(10))")
   }
 }
 print("")
 print("ours = planes + encode (what the peers do: colour/range conversion and compression). cjpeg reads the same")
 print("frame as RGB PPM (its start-up, \(format(cjpegStartup)) ms CPU on a 16x16 image, subtracted); ffmpeg reads the raw")
 print("frame, one process for 30 copies, per-frame slope; -q:v 2 (its")
-print("scale is not IJG quality: closest, not equal). Ratios below 1 mean ours is faster.")
+print("scale is not IJG quality: closest, not equal). Ratios below 1 mean ours is faster. bands: the still writer's")
+print("path, planes and encode of each band on a core of its own and the bands joined at restart markers, in wall")
+print("time and in the CPU time of all its threads; wall/cjpeg is the press-to-picture time against cjpeg's.")
 }
 if stillsOnly { finish() }
 

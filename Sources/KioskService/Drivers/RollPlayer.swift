@@ -124,10 +124,11 @@ final class RollPlayer: RollPlayerDriver {
       loading = view.item.path
       let (entry, results, width, height) = (view.item, results, card.width, card.height)
       let orientation = PreviewOrientation(rotation: config.display.rotation, mirror: false)
+      let threads = PreviewSink.workers(for: config)
       viewer.async {
         do {
           let item = try RollViewer.load(
-            entry, root: roll.root, screenWidth: width, screenHeight: height, orientation: orientation
+            entry, root: roll.root, screenWidth: width, screenHeight: height, orientation: orientation, threads: threads
           ) { results.post(.viewed($0)) }
           results.post(.viewed(item))
         } catch {
