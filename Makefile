@@ -29,7 +29,7 @@ DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-d
 STORAGE_ONLY := aPowerCut|aSlowCardNeverHolds|theRollOnTheCardTakes|aRecordingOnAFailingCard|aStillOnAFailingVfatCard
 # make sound-test's: the A/V test records ~75 s of a loaded emulated board (292-464 s measured), past what make
 # test has left.
-SOUND_ONLY := aMovieWithTheLoopbacksBeeps
+SOUND_ONLY := aMovieWithTheLoopbacksBeeps|aMicrophonePulledWhileRecording
 
 .PHONY: all deps build release test storage-test sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench clean
 

@@ -115,6 +115,68 @@ extension BoardDeviceTests {
     }
   }
 
+  /// The microphone pulled while a movie records: snd-aloop's platform device unbound from its driver under
+  /// the open capture. That is the kernel's `snd_card_disconnect`, what snd-usb-audio does when a USB
+  /// microphone is pulled; a USB one cannot be pulled here (no emulated USB host controller carries its
+  /// isochronous sound: docs/testing.md). The movie goes on and is published with the sound it had, the loss is
+  /// logged once and "Off: sound" is on the overlay; bound again, the next movie opens the microphone, has sound
+  /// to its end, and "Off: sound" is gone.
+  @Test func aMicrophonePulledWhileRecordingLeavesTheMovieWholeAndSaysOffSound() throws {
+    try #require(try Board.run("modprobe snd-aloop pcm_substreams=1").status == 0, "modprobe snd-aloop")
+    let driver = "/sys/bus/platform/drivers/snd_aloop"
+    defer { _ = try? Board.run("[ -e \(driver)/snd_aloop.0 ] || echo snd_aloop.0 > \(driver)/bind; modprobe -r snd-aloop") }
+    let (config, roll) = try soundConfig("micpull")
+    func offSound() throws -> Bool {
+      OverlayText.mismatches(in: try Board.screendump(), "Off: sound", x: 25, y: 800 - 25 - 32, scale: 1, background: (0, 0, 0))
+        .isEmpty
+    }
+    func streams(_ path: String) throws -> [String: Double] {
+      let probed = try Board.host([
+        "/usr/bin/ffprobe", "-v", "error", "-show_entries", "stream=codec_type,duration", "-of", "csv=p=0", path,
+      ])
+      return Dictionary(
+        probed.stdout.split(separator: "\n").compactMap { line -> (String, Double)? in
+          let parts = line.split(separator: ",")
+          return parts.count == 2 ? (String(parts[0]), Double(parts[1]) ?? -1) : nil
+        }, uniquingKeysWith: { first, _ in first })
+    }
+    try Board.withService("micpull", config: config) {
+      #expect(!(try offSound()), "the microphone is there at the start")
+      _ = try startRecording("micpull")
+      Thread.sleep(forTimeInterval: 3)
+      // In the background: the unbind returns only once the service has closed the device.
+      try Board.spawn("unplug", ["/bin/sh", "-c", "echo snd_aloop.0 > \(driver)/unbind"])
+      try Board.waitFor("the microphone lost") { try Board.logs("micpull").contains("kioskcam: microphone (optional) lost: ") }
+      try Board.waitFor("Off: sound") { try offSound() }
+      Thread.sleep(forTimeInterval: 3)
+      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      let first = "DCIM/100KIOSK/IMG_0001.MP4"
+      try Board.waitFor(first) { try loggedMovie("micpull", first) != nil }
+      let logs = try Board.logs("micpull")
+      #expect(logs.components(separatedBy: "kioskcam: microphone (optional) lost: ").count == 2, "logged once")
+      #expect(logs.components(separatedBy: "movie sound stopped: ").count == 2, "logged once")
+      let pulled = try streams("\(roll)/\(first)")
+      print("microphone pulled mid-movie: pictures \(pulled["video"] ?? -1) s, sound \(pulled["audio"] ?? -1) s")
+      let (pictures, sound) = (pulled["video"] ?? -1, pulled["audio"] ?? -1)
+      #expect(pictures >= 5, "the movie went on after the pull: \(pictures) s")
+      #expect(sound > 1 && sound < pictures - 2, "sound up to the pull, pictures past it: \(sound) s of \(pictures) s")
+      let decode = try Board.host(["/usr/bin/ffmpeg", "-nostdin", "-v", "error", "-i", "\(roll)/\(first)", "-f", "null", "-"])
+      #expect(decode.status == 0 && decode.stderr.isEmpty, "ffmpeg: \(decode.stderr)")
+
+      #expect(try Board.run("echo snd_aloop.0 > \(driver)/bind").status == 0, "the microphone back")
+      _ = try startRecording("micpull")
+      try Board.waitFor("the microphone back") { try Board.logs("micpull").contains("kioskcam: microphone back: ") }
+      try Board.waitFor("no Off: sound") { !(try offSound()) }
+      Thread.sleep(forTimeInterval: 3)
+      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      let second = "DCIM/100KIOSK/IMG_0002.MP4"
+      try Board.waitFor(second) { try loggedMovie("micpull", second) != nil }
+      let back = try streams("\(roll)/\(second)")
+      print("microphone back: pictures \(back["video"] ?? -1) s, sound \(back["audio"] ?? -1) s")
+      #expect(abs((back["audio"] ?? -10) - (back["video"] ?? 0)) <= 0.05, "sound to the end again: \(back)")
+    }
+  }
+
   static func decodedSound(_ path: String) throws -> [Int16] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")

@@ -85,6 +85,26 @@ import Testing
     #expect(rig.journal.lines.filter { $0 == "movie storage returned" }.count == 1, "once a return")
   }
 
+  /// A microphone pulled while a movie records (what the movie driver posts when its capture ends with the
+  /// device gone): the movie goes on, "Off: sound" is on the overlay, and a later movie that opens it again
+  /// takes it off.
+  @Test func aMicrophoneLostWhileRecordingLeavesTheMovieRecordingAndIsOffOnScreen() {
+    let rig = Rig(optional: [.movieCamera, .display, .shutterButton, .modeButton, .zoom, .microphone])
+    rig.post(.kiosk(.remote(.mode(.movie), at: rig.ms(100))))
+    rig.click(.shutter, at: 1000)
+    let before = rig.frame(1, at: 1100)
+    rig.post(.capability(.fail(.microphone, "plughw:CARD=Loopback,DEV=0: snd_pcm_readi: No such device")))
+    #expect(rig.dispatcher.capabilities.verdict.offOnScreen == [.microphone], "Off: sound")
+    #expect(rig.movie.isRecording, "the movie goes on without sound")
+    let after = rig.frame(2, at: 1200)
+    rig.click(.shutter, at: 2000)
+    #expect(!rig.movie.isRecording)
+    #expect(rig.movie.recorded == [before, after], "no frame lost to the microphone")
+    #expect(rig.dispatcher.availableModes.contains(.movie))
+    rig.post(.capability(.pass(.microphone, "plughw:CARD=Loopback,DEV=0 (Loopback): S16_LE, 48000 Hz, mono")))
+    #expect(rig.dispatcher.capabilities.verdict.offOnScreen.isEmpty)
+  }
+
   @Test func aCameraLostAndBack() {
     let rig = Rig()
     rig.post(.kiosk(.cameraLost(reason: "unplugged", at: rig.ms(100))))

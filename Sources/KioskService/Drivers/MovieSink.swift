@@ -104,7 +104,7 @@ final class MovieSink: MovieDriver {
           h264Encoder: h264Encoder, sound: microphone.map { SoundInput(sampleRate: $0.sampleRate, channels: $0.channels) },
           tag: WallClock.uniqueID())
         opening.recorder.withLock { $0 = recorder }
-        if let microphone, let sound = recorder.sound { Self.listen(microphone, into: sound, opening) }
+        if let microphone, let sound = recorder.sound { Self.listen(microphone, into: sound, opening, results: results) }
         // The start on CLOCK_MONOTONIC, the clock of the frames: how much a crash lost can be told from the log.
         log(
           "movie recording \(format.format.fourcc) \(format.width)x\(format.height) as \(recorder.width)x\(recorder.height), "
@@ -203,15 +203,24 @@ final class MovieSink: MovieDriver {
   }
 
   /// The microphone's thread, from the opener: a device that does not open leaves the movie silent (logged
-  /// once), never failed.
-  private static func listen(_ microphone: SoundFormat, into sound: MovieSound, _ opening: Opening) {
+  /// once), never failed. Whether it opened, or went away while recording (pulled), is the `microphone`
+  /// capability's news for the loop: "Off: sound" on the overlay while it is gone, and gone again from it when
+  /// a later movie opens it.
+  private static func listen(
+    _ microphone: SoundFormat, into sound: MovieSound, _ opening: Opening, results: Mailbox<ServiceEvent>
+  ) {
     do {
       let capture = try SoundCapture(
         device: microphone.device, deliver: { period in sound.take(period.samples, time: period.time) },
-        ended: { error in sound.ended("\(error)") })
+        ended: { error in
+          sound.ended("\(error)")
+          results.post(.capability(.fail(.microphone, "\(error)")))
+        })
       opening.sound.withLock { $0 = capture }
+      results.post(.capability(.pass(.microphone, "\(capture.format)")))
     } catch {
       sound.ended("\(error)")
+      results.post(.capability(.fail(.microphone, "\(error)")))
     }
   }
 
