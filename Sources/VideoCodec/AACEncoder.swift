@@ -34,6 +34,8 @@ public final class AACEncoder: @unchecked Sendable {
     self.channels = channels
     let bitRate = bitRate ?? Self.bitRate(channels: channels)
     self.bitRate = bitRate
+    // Errors only: at info level the aac encoder prints its average quantiser at every close, into the journal.
+    av_log_set_level(AV_LOG_ERROR)
     guard let codec = avcodec_find_encoder_by_name("aac") else { throw CodecError("libavcodec has no aac encoder") }
     guard let c = avcodec_alloc_context3(codec) else { throw CodecError("avcodec_alloc_context3 failed") }
     context = c

@@ -142,7 +142,7 @@ let metadata = ExifMetadata(
   orientation: .normal, pixelWidth: 0, pixelHeight: 0, uniqueID: String(repeating: "0", count: 32))
 
 // `kioskcam-bench preview`: only the preview table and the board's peak memory; `review`: only review mode's;
-// `zoom`: only the MJPEG zoom's; `stills`: only the stills'.
+// `zoom`: only the MJPEG zoom's; `stills`: only the stills'; `h264`, `audio`, `pipeline`, `pi`: those alone.
 let previewOnly = CommandLine.arguments.dropFirst().first == "preview"
 let reviewOnly = CommandLine.arguments.dropFirst().first == "review"
 let stillsOnly = CommandLine.arguments.dropFirst().first == "stills"
@@ -157,6 +157,10 @@ if CommandLine.arguments.dropFirst().first == "pi" {
 }
 if CommandLine.arguments.dropFirst().first == "h264" {
   try h264Bench()
+  finish()
+}
+if CommandLine.arguments.dropFirst().first == "audio" {
+  try audioBench()
   finish()
 }
 if CommandLine.arguments.dropFirst().first == "pipeline" {
@@ -342,7 +346,10 @@ for (width, height, frames) in [(1280, 720, 150), (1920, 1080, 100)] {
 }
 print("ours: YUYV frames through MovieRecorder into a finished, published .MOV; ffmpeg: the same frame looped,")
 print("yuyv422 to full-range 4:2:2 MJPEG at -q:v 2, into a .mov. Ratios above 1 mean ours is faster.")
-if !previewOnly { try h264Bench() }
+if !previewOnly {
+  try h264Bench()
+  try audioBench()
+}
 if !previewOnly {
   print("")
   try zoomBench()
