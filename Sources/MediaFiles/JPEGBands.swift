@@ -44,7 +44,8 @@ public enum JPEGBands {
     init?(_ bytes: [UInt8], _ structure: JPEGStructure) {
       guard let sof = structure.segments.first(where: { $0.marker == 0xC0 || $0.marker == 0xC1 }) else { return nil }
       let at = sof.range.lowerBound
-      guard sof.range.count >= 10 else { return nil }
+      // Offsets below count from the marker: a header with fill bytes before its markers is not cut.
+      guard sof.range.count >= 10, bytes[at + 1] == sof.marker else { return nil }
       components = Int(bytes[at + 9])
       guard components >= 1, sof.range.count >= 10 + 3 * components else { return nil }
       var (h, v) = (1, 1)
@@ -143,7 +144,8 @@ public enum JPEGBands {
   /// restart intervals do not start on MCU rows, or its markers are not where its header says.
   public static func split(_ jpeg: [UInt8], into count: Int) -> [Band]? {
     guard count > 1, let structure = try? JPEGStructure(jpeg), let frame = Frame(jpeg, structure),
-      let dri = structure.segments.first(where: { $0.marker == 0xDD }), dri.range.count == 6
+      let dri = structure.segments.first(where: { $0.marker == 0xDD }), dri.range.count == 6,
+      jpeg[dri.range.lowerBound + 1] == 0xDD, jpeg[structure.scanStart + 1] == 0xDA
     else { return nil }
     let interval = Int(jpeg[dri.range.lowerBound + 4]) << 8 | Int(jpeg[dri.range.lowerBound + 5])
     let scanComponents = Int(jpeg[structure.scanStart + 4])
