@@ -128,7 +128,10 @@ public final class MovieRecorder: Sendable {
     self.roll = roll
     self.sourceFormat = sourceFormat
     self.codec = codec
-    queueBound = codec == .h264 ? Self.h264QueueBound : Self.queueBound
+    // Every frame waiting is a frame a crash loses: at a low rate the count alone (six frames, 0.6 s at 10 fps,
+    // beside the driver's four buffers and a fragment) passes the second a crash may cost; 0.3 s of frames
+    // at most (a kill on the loaded emulated board lost 1.15 s at 10 fps). 25 and 30 fps keep the count.
+    queueBound = codec == .h264 ? Self.h264QueueBound : min(Self.queueBound, max(2, frameRate * 3 / 10))
     uniqueID = tag
     // The camera's own JPEG frames go into a Motion-JPEG movie untouched: resizing them would mean decoding
     // and encoding each one. H.264 decodes them anyway.

@@ -48,7 +48,7 @@ func zoomBench() throws {
         preset: .high, sourceFormat: "MJPG", passthrough: true, tag: "zoom")
       let start = now()
       for index in 0..<frames {
-        while recorder.pending >= MovieRecorder.queueBound { usleep(200) }
+        while recorder.pending >= recorder.queueBound { usleep(200) }
         recorder.submit(frame, timestamp: Int64(index) * 40_000_000, sequence: UInt32(index), crop: crop)
       }
       guard (try? recorder.stopAndWait().get())?.frames == frames else { throw BenchFailure.lostFrames }

@@ -316,7 +316,7 @@ for (width, height, frames) in [(1280, 720, 150), (1920, 1080, 100)] {
     let start = now()
     for index in 0..<frames {
       // Wait rather than drop: this measures what the recorder sustains, not what it sheds.
-      while recorder.pending >= MovieRecorder.queueBound { usleep(200) }
+      while recorder.pending >= recorder.queueBound { usleep(200) }
       recorder.submit(source, timestamp: Int64(index) * 40_000_000, sequence: UInt32(index))
     }
     let summary = try? recorder.stopAndWait().get()

@@ -249,6 +249,7 @@ extension BoardDeviceTests {
       #expect(movie.ffmpeg.isEmpty, "ffmpeg: \(movie.ffmpeg)")
       // It plays up to within a second of the kill (by the guest's monotonic clock, which vivid stamps with).
       let killedAfter = try #require(uptime) - start
+      print("\(codec) recording killed: recovered \(movie.seconds) s of \(killedAfter) s recorded by the guest's clock")
       #expect(movie.seconds >= killedAfter - 1.0, "recovered \(movie.seconds) s of \(killedAfter) s recorded")
       let records = try String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)
       #expect(records.contains("\"recovered\":true"))

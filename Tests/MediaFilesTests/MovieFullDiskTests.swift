@@ -49,7 +49,7 @@ struct MovieFullDiskTests {
     let frame = SyntheticFrames.yuyv(width: 640, height: 360)
     var index = 0
     while recorder.writeFailure == nil, index < 2000 {
-      while recorder.pending >= MovieRecorder.queueBound { usleep(1000) }
+      while recorder.pending >= recorder.queueBound { usleep(1000) }
       recorder.submit(frame, timestamp: Int64(index) * 40_000_000, sequence: UInt32(index))
       index += 1
     }

@@ -22,7 +22,7 @@ struct MoviePresetTests {
       tag: "preset")
     let frame = SyntheticFrames.yuyv(width: 1920, height: 1080)
     for index in 0..<frames {
-      while recorder.pending >= MovieRecorder.queueBound { usleep(1000) }
+      while recorder.pending >= recorder.queueBound { usleep(1000) }
       recorder.submit(frame, timestamp: Int64(index) * 40_000_000, sequence: UInt32(index), crop: crop)
     }
     let summary = try recorder.stopAndWait().get()

@@ -174,7 +174,7 @@ import Testing
         roll: try CameraRoll(root: root, suffix: "TESTS"), width: Self.width, height: Self.height, frameRate: 25,
         preset: .high, sourceFormat: "MJPG", passthrough: true, tag: "zoom")
       for index in 0..<3 {
-        while recorder.pending >= MovieRecorder.queueBound { usleep(1000) }
+        while recorder.pending >= recorder.queueBound { usleep(1000) }
         recorder.submit(mjpeg, timestamp: Int64(index) * 40_000_000, sequence: UInt32(index), crop: crop)
       }
       let summary = try recorder.stopAndWait().get()
