@@ -29,7 +29,7 @@ public enum BandedJPEGDecoder {
     let scaledHeight = (height + denominator - 1) / denominator
     var pixels = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * 4)
     let failures = pixels.withUnsafeMutableBytes { out in
-      let target = Target(base: out.baseAddress!, count: out.count)
+      let target = Target(base: out.baseAddress!)
       let failures = ParallelSlots<JPEGError>(count: bands.count)
       DispatchQueue.concurrentPerform(iterations: bands.count) { index in
         let band = bands[index]
@@ -58,6 +58,5 @@ public enum BandedJPEGDecoder {
   /// The picture's memory, written by each band's thread in rows of its own only.
   private struct Target: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
-    let count: Int
   }
 }

@@ -54,11 +54,9 @@ public enum JPEGBands {
         h = max(h, Int(factors >> 4))
         v = max(v, Int(factors & 0x0F))
       }
-      height = Int(bytes[at + 5]) << 8 | Int(bytes[at + 6])
-      width = Int(bytes[at + 7]) << 8 | Int(bytes[at + 8])
+      (width, height) = (structure.width, structure.height)
       // A scan of one component is not interleaved: its MCU is one block, whatever its sampling factors say.
       (mcuWidth, mcuHeight) = components == 1 ? (8, 8) : (8 * h, 8 * v)
-      guard width > 0, height > 0 else { return nil }
     }
   }
 
@@ -127,15 +125,11 @@ public enum JPEGBands {
     return out
   }
 
-  /// Every segment before the scan, and the scan's header, with the frame's height left out: what bands of one
-  /// picture share.
+  /// Every segment before the scan that decoding needs, and the scan's header, with the frame's height left out:
+  /// what bands of one picture share.
   static func headerWithoutFrameHeight(_ bytes: [UInt8], _ structure: JPEGStructure) -> [UInt8] {
-    var out: [UInt8] = []
-    for segment in structure.segments where ![0xE0, 0xE1, 0xDD].contains(segment.marker) {
-      var body = Array(bytes[segment.range])
-      if segment.marker == 0xC0 || segment.marker == 0xC1 { body[5...6] = [0, 0] }
-      out += body
-    }
+    var (out, heightAt) = header(bytes, structure, applicationData: false)
+    out[heightAt...heightAt + 1] = [0, 0]
     return out + bytes[structure.scanStart..<dataStart(bytes, structure)]
   }
 
