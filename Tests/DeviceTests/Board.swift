@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -94,10 +95,10 @@ struct Board {
     var stderr: String { lock.withLock { String(decoding: err, as: UTF8.self) } }
   }
 
-  /// Runs a shell command in the guest as root.
+  /// Runs a shell command in the guest as root, as `board run --timeout T -- command` does.
   @discardableResult
   static func run(_ command: String, timeout: Int = 120) throws -> Output {
-    try host([cli, "run", "--timeout", String(timeout), "--", command])
+    BoardSocket.exec(command, timeout: timeout, state: stateDirectory!)
   }
 
   /// Runs a shell command in the guest beside the board's systemd (board/virtual/guest-systemd.sh), where
@@ -185,35 +186,93 @@ struct Board {
     guard slept.status == 0 else { throw BoardFailure("throttle: sleep: \(slept.stderr)") }
   }
 
+  /// `board spawn NAME -- COMMAND...`: a background process in the guest, its output in `logs(name)`.
   static func spawn(_ name: String, _ command: [String]) throws {
-    let result = try host([cli, "spawn", name, "--"] + command)
-    guard result.status == 0 else { throw BoardFailure("spawn \(name): \(result.stderr)") }
+    // As the CLI: one word is a shell command as it stands; several are quoted and joined (Python's shlex.join).
+    let line = command.count == 1 ? command[0] : command.map(shellQuoted).joined(separator: " ")
+    do {
+      _ = try BoardSocket.result(["op": "spawn", "name": name, "cmd": line], timeout: 30, state: stateDirectory!)
+    } catch { throw BoardFailure("spawn \(name): \(error)") }
   }
 
+  /// `board kill NAME SIGNAL --wait 30`: its status and the line it prints ("NAME: sent signal 15 to pid P,
+  /// exited 0"), or status 1 and the agent's reason (a name never spawned, a process already gone).
   @discardableResult
   static func kill(_ name: String, signal: String = "TERM") throws -> Output {
-    try host([cli, "kill", name, signal, "--wait", "30"])
+    let request: [String: Any] = ["op": "kill", "name": name, "signal": signal, "wait": 30.0]
+    switch BoardSocket.exchange(request, timeout: 60, state: stateDirectory!) {
+    case .frame(let result):
+      var line = "\(name): sent signal \(result["signal"] ?? "?") to pid \(result["pid"] ?? "?")"
+      if let exited = result["exited"] { line += exited is NSNull ? ", still running" : ", exited \(exited)" }
+      return Output(status: 0, stdout: line + "\n", stderr: "")
+    case .refused(let reason), .unreachable(let reason): return Output(status: 1, stdout: "", stderr: "board: \(reason)\n")
+    case .timedOut: return Output(status: 1, stdout: "", stderr: "board: no answer from the board within 60 s\n")
+    }
   }
 
-  static func logs(_ name: String) throws -> String { try host([cli, "logs", name]).stdout }
+  /// A word as a POSIX shell reads it back unchanged (Python's shlex.quote).
+  static func shellQuoted(_ word: String) -> String {
+    let plain = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+    if !word.isEmpty && word.allSatisfy({ plain.contains($0) }) { return word }
+    return "'" + word.replacingOccurrences(of: "'", with: "'\"'\"'") + "'"
+  }
 
-  /// `kioskcam status --json` of the service on the default control socket.
-  static func status() throws -> [String: Any] {
-    let result = try run("\(binary) status --json")
+  /// A spawned process's output so far, as `board logs NAME` prints it, read from the share the guest writes
+  /// it to; empty before the process has written anything.
+  static func logs(_ name: String) throws -> String {
+    guard let data = FileManager.default.contents(atPath: "\(share!)/logs/\(name).log") else { return "" }
+    return String(decoding: data, as: UTF8.self)
+  }
+
+  /// The board's configurations' control socket (board/virtual/kioskcam.conf), the shipped one's too.
+  static let controlSocket = "/run/kioskcam/control.sock"
+
+  /// One request line on the service's control socket, written and read by the guest agent itself: the same
+  /// bytes `kioskcam shutter`, `mode M`, `zoom Z` or `status --json` send, without starting the CLI in the
+  /// emulated guest (4-6 s idle, 10-18 s busy). Status as the CLI's: 0 and the reply, or 69 and the reply's
+  /// reason ("error: ..."), or 69 when no service listens there. ControlsDeviceTests keeps the CLI's own test.
+  @discardableResult
+  static func control(_ line: String, socket: String = controlSocket) throws -> Output {
+    let answer = try BoardSocket.result(["op": "control", "socket": socket, "line": line, "timeout": 60.0], timeout: 90, state: stateDirectory!)
+    guard answer["connected"] as? Bool == true else {
+      return Output(status: 69, stdout: "", stderr: "kioskcam is not running (no service at \(socket)): \(answer["reason"] ?? "")\n")
+    }
+    let reply = answer["reply"] as? String ?? ""
+    return reply.hasPrefix("error: ") ? Output(status: 69, stdout: "", stderr: reply) : Output(status: 0, stdout: reply, stderr: "")
+  }
+
+  /// The service's `status --json` report, asked on its control socket.
+  static func status(socket: String = controlSocket) throws -> [String: Any] {
+    let result = try control("status --json", socket: socket)
     guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
     else { throw BoardFailure("status: \(result.status) \(result.stdout) \(result.stderr)") }
     return object
   }
 
-  /// Presses and releases `line`; returns the press's time on the guest's CLOCK_MONOTONIC, as the guest agent
-  /// read it just before it pulled the line low: the test's own, not the service's.
+  /// Presses and releases `line` (a 100 ms hold, as `board click`); returns the press's time on the guest's
+  /// CLOCK_MONOTONIC, as the guest agent read it just before it pulled the line low: the test's own, not the
+  /// service's. Nil when the line was already low (no edge).
+  ///
+  /// A click comes at least `clickGap` after the one before ended, as a hand's would: the board's buttons are
+  /// debounced over 100 ms (board/virtual/kioskcam.conf), and a press that came a round trip after the last
+  /// release (a test that clicks again as soon as it sees the last click's effect) was taken for its bounce.
   @discardableResult
   static func click(_ line: String) throws -> Double? {
-    let result = try host([cli, "click", line])
-    guard result.status == 0 else { throw BoardFailure("click \(line): \(result.stderr)") }
-    let press = result.stdout.split(separator: "\n").first { $0.contains(": falling edge, ") }
-    return press?.split(separator: " ").last.flatMap { Double($0) }
+    let wait = lastClick.withLock { $0.map { clickGap - Date().timeIntervalSince($0) } } ?? 0
+    if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+    defer { lastClick.withLock { $0 = Date() } }
+    let result: [String: Any]
+    do {
+      result = try BoardSocket.result(["op": "gpio", "action": "click", "line": line, "hold_ms": 100], timeout: 31, state: stateDirectory!)
+    } catch { throw BoardFailure("click \(line): \(error)") }
+    let edges = result["edges"] as? [[String: Any]] ?? []
+    let press = edges.first { $0["edge"] as? String == "falling" }
+    return (press?["monotonic_ns_at_write"] as? NSNumber).map { $0.doubleValue / 1e9 }
   }
+
+  /// Twice the board's debounce, and its scheduling slack.
+  static let clickGap = 0.3
+  private static let lastClick = Mutex<Date?>(nil)
 
   static func screendump() throws -> PPM {
     let path = "\(stateDirectory!)/test-screen.ppm"
@@ -223,12 +282,13 @@ struct Board {
   }
 
   /// Polls `condition` until it holds or `seconds` pass: the guest runs under software emulation,
-  /// so this is a liveness deadline, never a performance bound.
+  /// so this is a liveness deadline, never a performance bound. A quarter second between polls: most
+  /// conditions are a guest command, and each one is a process the emulated guest starts.
   static func waitFor(_ what: String, seconds: Double = 180, _ condition: () throws -> Bool) throws {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
       if try condition() { return }
-      Thread.sleep(forTimeInterval: 0.5)
+      Thread.sleep(forTimeInterval: 0.25)
     }
     throw BoardFailure("timed out after \(Int(seconds)) s waiting for \(what)")
   }

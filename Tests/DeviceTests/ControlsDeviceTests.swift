@@ -120,7 +120,7 @@ extension BoardDeviceTests.Controls {
     try Board.withService("noshutter", config: config) {
       let log = try Board.logs("noshutter")
       #expect(log.components(separatedBy: "kioskcam: shutter-button off (optional):").count == 2, "logged once: \(log)")
-      let shutter = try Board.run("\(Board.binary) shutter")
+      let shutter = try Board.control("shutter")
       #expect(shutter.status == 0 && shutter.stdout == "ok\n", "\(shutter.stdout) \(shutter.stderr)")
       try Board.waitFor("IMG_0001.JPG") { try Board.logs("noshutter").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
       #expect(try jpegCount(in: roll) == 1)
@@ -135,7 +135,7 @@ extension BoardDeviceTests {
     let (config, roll) = try movieConfig("tally")
     try Board.withService("tally", config: config) {
       #expect(try lamps.lamp(6) == "0", "dark before recording")
-      #expect(try Board.run("\(Board.binary) mode movie").status == 0)
+      #expect(try Board.control("mode movie").status == 0)
       #expect(try lamps.lamp(6) == "0", "dark in movie mode before the shutter")
       _ = try startRecording("tally")
       #expect(try lamps.lamp(6) == "1", "lit while recording")
@@ -143,7 +143,7 @@ extension BoardDeviceTests {
       #expect(try lamps.lamp(7) == "0", "not ready for another start while recording")
       Thread.sleep(forTimeInterval: 1)
       #expect(try lamps.lamp(6) == "1", "still lit a second later")
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       let file = "DCIM/100KIOSK/IMG_0001.MOV"
       try Board.waitFor(file) { try loggedMovie("tally", file) != nil }
       #expect(try lamps.lamp(6) == "0", "dark once the recording stopped")
@@ -255,7 +255,7 @@ extension BoardDeviceTests {
           in: try Board.screendump(), "Off: shutter button", x: 25, y: 800 - 25 - 32, scale: 1, background: (0, 0, 0))
         return mismatches.isEmpty
       }
-      _ = try Board.run("\(Board.binary) shutter")
+      _ = try Board.control("shutter")
       try Board.waitFor("IMG_0002.JPG by the socket") {
         try Board.logs("sparechip").contains("still DCIM/100KIOSK/IMG_0002.JPG")
       }
@@ -300,7 +300,7 @@ extension BoardDeviceTests {
           with: "required = still-camera, camera-roll\noptional = display, shutter-button, flash, zoom")
     }
     func shoot(_ file: String) throws -> String {
-      let shot = try Board.run("\(Board.binary) shutter")
+      let shot = try Board.control("shutter")
       #expect(shot.status == 0, "\(shot.stderr)")
       try Board.waitFor(file) { try Board.logs("flashlate").contains("still DCIM/100KIOSK/\(file) ") }
       return try Board.logs("flashlate")

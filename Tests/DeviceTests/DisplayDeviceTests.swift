@@ -58,7 +58,7 @@ extension BoardDeviceTests {
       }
       #expect(try Board.logs("unplugconnector").contains("kioskcam: display (optional) lost: /dev/dri/card0: Virtual-1 disconnected"))
       let shown = try Board.status()["previewFramesShown"] as? Int
-      _ = try Board.run("\(Board.binary) shutter")
+      _ = try Board.control("shutter")
       try Board.waitFor("a still without a display") { try Board.logs("unplugconnector").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
       #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
       let headless = try Board.status()

@@ -24,7 +24,7 @@ extension BoardDeviceTests {
       #expect(offSound.isEmpty, "\(offSound)")
       _ = try startRecording("h264")
       Thread.sleep(forTimeInterval: 4)
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       let file = "DCIM/100KIOSK/IMG_0001.MP4"
       try Board.waitFor(file) { try loggedMovie("h264", file) != nil }
       let logged = try #require(try loggedMovie("h264", file))

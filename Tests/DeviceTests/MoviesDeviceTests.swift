@@ -25,9 +25,9 @@ extension BoardDeviceTests {
   /// Switches to movie mode and starts recording over the control socket; returns the start (CLOCK_MONOTONIC
   /// seconds) the service logged.
   func startRecording(_ service: String) throws -> Double {
-    let mode = try Board.run("\(Board.binary) mode movie")
+    let mode = try Board.control("mode movie")
     #expect(mode.status == 0, "\(mode.stderr)")
-    let shutter = try Board.run("\(Board.binary) shutter")
+    let shutter = try Board.control("shutter")
     #expect(shutter.status == 0, "\(shutter.stderr)")
     var start: Double?
     try Board.waitFor("\(service) to record") {
@@ -109,7 +109,7 @@ extension BoardDeviceTests {
     try Board.withService("movie", config: config) {
       _ = try startRecording("movie")
       Thread.sleep(forTimeInterval: 3)
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       let file = "DCIM/100KIOSK/IMG_0001.MOV"
       try Board.waitFor(file) { try loggedMovie("movie", file) != nil }
       let logged = try #require(try loggedMovie("movie", file))
@@ -127,7 +127,7 @@ extension BoardDeviceTests {
       #expect(records.contains("\"mediaType\":\"movie\""))
 
       // The same counter as stills: a photo after the movie is the next number.
-      #expect(try Board.run("\(Board.binary) mode still").status == 0)
+      #expect(try Board.control("mode still").status == 0)
       try press("movie", expecting: "DCIM/100KIOSK/IMG_0002.JPG")
     }
   }
@@ -273,7 +273,7 @@ extension BoardDeviceTests {
       _ = try startRecording("movielow")
       #expect(try Board.logs("movielow").contains("movie recording YUYV 640x360 as 320x180, Motion-JPEG, quality low"))
       Thread.sleep(forTimeInterval: 2)
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       let file = "DCIM/100KIOSK/IMG_0001.MOV"
       try Board.waitFor(file) { try loggedMovie("movielow", file) != nil }
       let size = try Board.host([
@@ -326,9 +326,9 @@ extension BoardDeviceTests {
       #expect(records.contains("\"file\":\"\(file)\""), "the movie's record: \(records) \(log)")
       // The next recording works once there is room again, under the next number.
       _ = try Board.run("rm \(mount)/filler")
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       Thread.sleep(forTimeInterval: 1)
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       try Board.waitFor("IMG_0002.MOV") { try loggedMovie("movieenospc", "DCIM/100KIOSK/IMG_0002.MOV") != nil }
     }
   }

@@ -42,7 +42,7 @@ extension BoardDeviceTests {
       for _ in 0..<stills { try still() }
       _ = try startRecording(name)
       Thread.sleep(forTimeInterval: 2)
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       try Board.waitFor("the movie") { Card.movies(in: try Board.logs(name)).count == 1 }
       try published(Card.movies(in: try Board.logs(name))[0])
       _ = try startRecording(name)
@@ -57,7 +57,7 @@ extension BoardDeviceTests {
       let recovered = Card.movies(in: log)
       try #require(recovered.count == 1, "the killed recording recovered at the start: \(log)")
       try published(recovered[0])
-      _ = try Board.run("\(Board.binary) mode still")
+      _ = try Board.control("mode still")
       try still()
     }
     try Card.card("unrecord")

@@ -107,7 +107,7 @@ extension BoardDeviceTests {
       #expect(played.count == 2 && played.allSatisfy { $0.contains(": 90 frames, ") }, "\(played)")
 
       // A still taken over the control socket joins the list; the screen stays on the movie, now 2 / 5.
-      let shutter = try Board.run("\(Board.binary) shutter")
+      let shutter = try Board.control("shutter")
       #expect(shutter.status == 0 && shutter.stdout == "ok\n", "\(shutter.stdout) \(shutter.stderr)")
       try expectShown("browse", "IMG_0004.MOV", "2 / 5", Self.yellow)
       #expect(FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0005.JPG"))
@@ -137,7 +137,7 @@ extension BoardDeviceTests {
   @Test func reviewModeDeletesOnlyAfterAsking() throws {
     let (config, roll) = try Board.makeConfig(name: "delete") { $0 + "\n[review]\nallow-delete = yes\n" }
     try Board.withService("delete", config: config) {
-      for _ in 0..<2 { #expect(try Board.run("\(Board.binary) shutter").status == 0) }
+      for _ in 0..<2 { #expect(try Board.control("shutter").status == 0) }
       try Board.waitFor("two stills") { try Board.logs("delete").contains("still DCIM/100KIOSK/IMG_0002.JPG") }
       try Board.click("mode")
       try Board.waitFor("review") { try lastScreen("delete") == "browsing DCIM/100KIOSK/IMG_0002.JPG 1 / 2" }
@@ -159,7 +159,7 @@ extension BoardDeviceTests {
         let records = (try? String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)) ?? ""
         return records.contains("IMG_0001.JPG") && !records.contains("IMG_0002.JPG")
       }
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       try Board.waitFor("the next photo") { try Board.logs("delete").contains("still DCIM/100KIOSK/IMG_0003.JPG") }
       #expect(!FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0002.JPG"), "number 2 is not reused")
     }
@@ -173,7 +173,7 @@ extension BoardDeviceTests {
       $0.replacingOccurrences(of: "frame-rate = 30\n", with: "frame-rate = 30\nrotation = 90\n")
     }
     try Board.withService("upright", config: config) {
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       try Board.waitFor("the still") { try Board.logs("upright").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
       let exif = try Board.host(["/usr/bin/exiftool", "-s3", "-n", "-Orientation", "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"])
       #expect(exif.stdout == "8\n", "\(exif.stdout)")

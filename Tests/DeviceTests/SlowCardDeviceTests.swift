@@ -54,7 +54,7 @@ extension BoardDeviceTests {
       _ = try startRecording(name)
       try Board.waitFor("the first frame") { try Board.logs(name).contains("movie first frame") }
       let healthy = try rates(over: 10)
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       try Board.waitFor("the healthy card's movie") { Card.movies(in: try Board.logs(name)).count == 1 }
 
       try Card.card("slow 200")
@@ -64,7 +64,7 @@ extension BoardDeviceTests {
         try Board.logs(name).split(separator: "\n").filter { $0.contains("movie first frame") }.count == 2
       }
       let slow = try rates(over: 10)
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       let recordingEnd = try Counters.now()
       try Board.waitFor("the slow card's movie", seconds: 300) { Card.movies(in: try Board.logs(name)).count == 2 }
       try Card.card("heal")
@@ -97,9 +97,9 @@ extension BoardDeviceTests {
     let name = "stallcard"
     let (config, _) = try movieConfig(name, edit: Card.roll(name))
     try Board.withService(name, config: config) {
-      #expect(try Board.run("\(Board.binary) mode movie").status == 0)
+      #expect(try Board.control("mode movie").status == 0)
       try Card.card("slow 3000")
-      let shutter = try Board.run("\(Board.binary) shutter")
+      let shutter = try Board.control("shutter")
       #expect(shutter.status == 0, "\(shutter.stderr)")
       let first = try Counters.now()
       Thread.sleep(forTimeInterval: 1)
@@ -113,7 +113,7 @@ extension BoardDeviceTests {
       try Board.waitFor("the recording open") { try Board.logs(name).contains("kioskcam: movie recording") }
       try Board.waitFor("the first frame") { try Board.logs(name).contains("movie first frame") }
       Thread.sleep(forTimeInterval: 1)
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       try Board.waitFor("the movie") { !Card.movies(in: try Board.logs(name)).isEmpty }
     }
     let found = try Card.check()

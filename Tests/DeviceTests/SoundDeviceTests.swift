@@ -55,7 +55,7 @@ extension BoardDeviceTests {
         return beeps.count == moments.count
       }
       Thread.sleep(forTimeInterval: 1)
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       let file = "DCIM/100KIOSK/IMG_0001.MP4"
       try Board.waitFor(file) { try loggedMovie("sound", file) != nil }
       #expect(try Board.logs("sound").contains(", sound AAC-LC 48000 Hz mono, quality high"), "the start's log line")
@@ -149,7 +149,7 @@ extension BoardDeviceTests {
       try Board.waitFor("the microphone lost") { try Board.logs("micpull").contains("kioskcam: microphone (optional) lost: ") }
       try Board.waitFor("Off: sound") { try offSound() }
       Thread.sleep(forTimeInterval: 3)
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       let first = "DCIM/100KIOSK/IMG_0001.MP4"
       try Board.waitFor(first) { try loggedMovie("micpull", first) != nil }
       let logs = try Board.logs("micpull")
@@ -168,7 +168,7 @@ extension BoardDeviceTests {
       try Board.waitFor("the microphone back") { try Board.logs("micpull").contains("kioskcam: microphone back: ") }
       try Board.waitFor("no Off: sound") { !(try offSound()) }
       Thread.sleep(forTimeInterval: 3)
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       let second = "DCIM/100KIOSK/IMG_0002.MP4"
       try Board.waitFor(second) { try loggedMovie("micpull", second) != nil }
       let back = try streams("\(roll)/\(second)")

@@ -17,7 +17,7 @@ extension BoardDeviceTests {
       try press(name, expecting: "DCIM/100KIOSK/IMG_0002.JPG")
       _ = try startRecording(name)
       Thread.sleep(forTimeInterval: 2)
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       try Board.waitFor("the movie") { !Card.movies(in: try Board.logs(name)).isEmpty }
       return try Board.logs(name)
     }

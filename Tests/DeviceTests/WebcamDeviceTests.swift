@@ -166,7 +166,7 @@ extension BoardDeviceTests {
           .hasSuffix("zoom optical 3/3 (camera control 500)") == true
       }
       #expect(try Board.webcamZoomRequests() == before, "the digital steps left the control alone")
-      let reset = try Board.run("\(Board.binary) zoom reset")
+      let reset = try Board.control("zoom reset")
       #expect(reset.status == 0, "\(reset.stderr)")
       try Board.waitFor("the control back at its minimum") { try Board.webcamZoomRequests().last == 100 }
       // Each value once, in order; before them only the widest, which the service sets when it opens the camera.
@@ -231,7 +231,7 @@ extension BoardDeviceTests {
       let truncated = try #require(try Board.webcamTruncated().last)
       let sentAfter = try Board.webcamFrames().count
       try Board.waitFor("frames after the truncated one") { try Board.webcamFrames().count > sentAfter + 3 }
-      #expect(try Board.run("\(Board.binary) shutter").status == 0)
+      #expect(try Board.control("shutter").status == 0)
       let sentByTheStop = try Board.webcamFrames().last?.counter ?? 0
       let file = "DCIM/100KIOSK/IMG_0001.MOV"
       try Board.waitFor(file) { try loggedMovie("webcam-movie", file) != nil }

@@ -46,10 +46,10 @@ extension BoardDeviceTests {
       #expect(ratio.stdout == "2\n", "\(ratio.stdout) \(ratio.stderr)")
       let records = try String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)
       #expect(records.contains("\"crop\":\"320x180+160+90\""), "\(records)")
-      let status = try Board.run("\(Board.binary) status --json --config \(config)")
+      let status = try Board.control("status --json")
       #expect(status.stdout.contains("\"zoom\" : \"2.0x\"") && status.stdout.contains("\"zoomMethod\" : \"digital to 4.0x\""), "\(status.stdout)")
 
-      let reset = try Board.run("\(Board.binary) zoom reset")
+      let reset = try Board.control("zoom reset")
       #expect(reset.status == 0 && reset.stdout.contains("ok"), "\(reset.stdout) \(reset.stderr)")
       try Board.waitFor("all eight bars back", seconds: 120) {
         let screen = try Board.screendump()
