@@ -9,6 +9,9 @@ export KIOSKCAM_BOARD_DIR := $(BOARD_DIR)
 BOARD := board/virtual/board
 SHARE := $(BOARD_DIR)/share
 KIOSKCAM := $(CURDIR)/.build/release/kioskcam
+export KIOSKCAM_BINARY := $(KIOSKCAM)
+# When make started: make test's budget report counts the installs and the build from here.
+MAKE_START := $(shell date +%s.%N)
 
 # Build: the four C libraries, and libyuv for the preview. Board: QEMU, Debian's kernel and its source (for gpio-sim), the drivers' tools.
 # Tests: the peers that check our files (exiftool, jpeginfo, djpeg), the unit (systemd-analyze), the scripts
@@ -31,7 +34,7 @@ STORAGE_ONLY := aPowerCut|aSlowCardNeverHolds|theRollOnTheCardTakes|aRecordingOn
 # test has left.
 SOUND_ONLY := aMovieWithTheLoopbacksBeeps|aMicrophonePulledWhileRecording
 
-.PHONY: all deps build release test storage-test sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench clean
+.PHONY: all deps build release check test storage-test sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench clean
 
 all: build
 
@@ -69,27 +72,21 @@ board-stop:
 ## anything it reports fails.
 board-lint: deps
 	pyflakes3 board/virtual/kioskboard board/virtual/board board/virtual/guest-agent.py board/virtual/sandbox-probe.py \
-	  board/virtual/replay-log-writes.py board/virtual/guest-roll-check.py \
+	  board/virtual/replay-log-writes.py board/virtual/guest-roll-check.py board/virtual/test-budget.py \
 	  board/virtual/front-panel-test.py board/virtual/play-movie.py board/virtual/webcam.py board/virtual/guest-beeps.py
 
-## test: the board's Python checked, then unit tests, file-format tests with real peers, then device tests on
-## the virtual board, in one run; then the front panel test (make panel-test).
+## check: the tiers that need no board, warm in about a minute: the board's Python and the scripts linted,
+## the build, the unit tests and the file-format tests with their real peers (exiftool, jpeginfo, ffprobe,
+## ffmpeg, Chromium, sshd, shellcheck). Run it after every change; make test before you land one.
+check: deps board-lint
+	swift build --build-tests
+	env -u KIOSKCAM_BOARD_DIR swift test --skip-build --skip '^DeviceTests\.BoardDeviceTests'
+
+## test: every test, one boot (board/virtual/make-test.sh): the board boots while the tests compile and make
+## check's tests run, then the device tests alone on the board, then the front panel test (make panel-test);
+## last the budget report (the total, each step, the slowest twelve, a warning past 20 minutes).
 test: deps board-lint release
-	@# The board boots (its modules built, the guest brought up) while the tests compile: the two overlap.
-	@mkdir -p $(BOARD_DIR); $(BOARD) start > $(BOARD_DIR)/start.log 2>&1 & boot=$$!; \
-	swift build --build-tests; built=$$?; wait $$boot; booted=$$?; cat $(BOARD_DIR)/start.log; \
-	if [ $$built -ne 0 ] || [ $$booted -ne 0 ]; then $(BOARD) stop; exit 1; fi
-	@# The card's long tests are make storage-test's, the A/V test make sound-test's: left out here.
-	@set -o pipefail; KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_BINARY=$(KIOSKCAM) swift test --skip-build \
-	  --skip '$(STORAGE_ONLY)|$(SOUND_ONLY)' 2>&1 | tee $(BOARD_DIR)/test.log; \
-	status=$$?; $(BOARD) stop; \
-	echo "The front panel test (make run in chromium, its pull commands, Ctrl-C):"; \
-	start=$$(date +%s); board/virtual/front-panel-test.py 2>&1 | tee $(BOARD_DIR)/front-panel-test.log; \
-	panel=$$?; \
-	echo "The slowest tests (make test has 30 minutes):"; \
-	sed -n 's/^.* Test \([^ ]*\) .*\(passed\|failed\) after \([0-9.]*\) seconds.*/\3 s  \1/p' $(BOARD_DIR)/test.log | sort -rn | head -12; \
-	echo "$$(( $$(date +%s) - start )) s  the front panel test"; \
-	[ $$status -eq 0 ] && [ $$panel -eq 0 ]
+	@KIOSKCAM_MAKE_START=$(MAKE_START) board/virtual/make-test.sh '$(STORAGE_ONLY)|$(SOUND_ONLY)'
 
 ## storage-test: the card's long tests (board/virtual/guest-card.sh, Tests/DeviceTests/*Card*, PowerCut*): stills
 ## and a movie on ext4 and vfat, a slow card (dm-delay) beside a healthy one, and the power cut replayed at a
@@ -119,7 +116,7 @@ sound-test: deps board-lint release
 panel-test: deps board-lint release
 	@mkdir -p $(BOARD_DIR); set -o pipefail; board/virtual/front-panel-test.py 2>&1 | tee $(BOARD_DIR)/front-panel-test.log
 
-## unit-test: the tiers that need no board (device tests skip themselves).
+## unit-test: the tiers that need no board (device tests skip themselves); make check lints first.
 unit-test: deps
 	env -u KIOSKCAM_BOARD_DIR swift test
 
