@@ -5,9 +5,9 @@ import Testing
 /// healthy, slow, failing, pulled and cut off. In the serialized board suite: every test here holds the camera.
 extension BoardDeviceTests {
   /// Stills and a movie onto the card, as cards come formatted (ext4 as the appliance ships, vfat as cards
-  /// are sold and read on a PC): every file whole by the peers, numbers once, a record for each. Over a minute
-  /// each on the emulated board: `make storage-test` (make test's card tests are on ext4).
-  @Test(.enabled(if: Card.full, "make storage-test runs it"), arguments: ["ext4", "vfat"])
+  /// are sold and read on a PC): every file whole by the peers, numbers once, a record for each. About 36 s
+  /// each on the emulated board: both in `make storage-test`, vfat in `make test` (`Card.fileSystems`).
+  @Test(arguments: Card.fileSystems)
   func theRollOnTheCardTakesStillsAndAMovie(fileSystem: String) throws {
     try Card.format(fileSystem)
     let name = "card\(fileSystem)"
