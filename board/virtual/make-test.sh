@@ -37,7 +37,7 @@ if [ $built -eq 0 ]; then
     --skip '^DeviceTests\\.BoardDeviceTests' 2>&1 | tee '$dir/unit-test.log'"
   units=$?
 fi
-wait $boot
+phase "waiting for the board's boot" wait $boot
 booted=$?
 printf 'board boot (beside the build)\t%s\n' "$(echo "$(now) - $booting" | bc)" >> "$phases"
 cat "$dir/start.log"
@@ -46,11 +46,12 @@ if [ $built -ne 0 ] || [ $booted -ne 0 ]; then $board stop; exit 1; fi
 phase "device tests" bash -c "set -o pipefail; KIOSKCAM_DEVICE_TESTS=required swift test --skip-build \
   --filter '^DeviceTests\\.' --skip '$skip' 2>&1 | tee '$dir/test.log'"
 devices=$?
-$board stop
+phase "board stop" $board stop
 
 echo "The front panel test (make run in chromium, its pull commands, Ctrl-C):"
 phase "front panel test" bash -c "set -o pipefail; board/virtual/front-panel-test.py 2>&1 | tee '$dir/front-panel-test.log'"
 panel=$?
 
+printf 'make test, wall\t%s\n' "$(echo "$(now) - ${KIOSKCAM_MAKE_START:-$booting}" | bc)" >> "$phases"
 board/virtual/test-budget.py "$phases" "$dir/test.log"
 [ $units -eq 0 ] && [ $devices -eq 0 ] && [ $panel -eq 0 ]
