@@ -283,7 +283,7 @@ struct Board {
 
   /// Polls `condition` until it holds or `seconds` pass: the guest runs under software emulation,
   /// so this is a liveness deadline, never a performance bound. A quarter second between polls: most
-  /// conditions are a guest command, and each one is a process the emulated guest starts.
+  /// conditions read a log on the share or ask the agent, which costs the busy guest little.
   static func waitFor(_ what: String, seconds: Double = 180, _ condition: () throws -> Bool) throws {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {

@@ -328,11 +328,13 @@ extension BoardDeviceTests {
       #expect(movie.codec == "h264" && movie.frames == logged.frames && movie.frames > 0 && movie.ffmpeg.isEmpty, "\(movie)")
       // The count by the webcam's own numbering: every frame it sent once the recording had begun is in the
       // movie or counted dropped, but for those still in the camera's buffers when it went (4 at most); none
-      // it sent before the start command is counted.
+      // it sent before the start command is counted, but for those on their way to the service when the
+      // command came (4 at most as well: the start is a socket line now, a frame's delivery up to 104 ms;
+      // seen: 204 accounted for 203 sent after `sentBefore` was read).
       let dropped = try #require(try movieRecord(in: roll, file)["droppedFrames"] as? Int)
       let accounted = movie.frames + dropped
       #expect(
-        accounted >= lastSent - sentByTheStart - 4 && accounted <= lastSent - sentBefore,
+        accounted >= lastSent - sentByTheStart - 4 && accounted <= lastSent - sentBefore + 4,
         "\(movie.frames) frames + \(dropped) dropped; the webcam sent \(sentBefore + 1)...\(lastSent), from \(sentByTheStart + 1) recording")
       #expect(dropped > 0 && (shownDropped ?? 0) > 0 && (shownDropped ?? 0) <= dropped, "on screen \(shownDropped ?? -1), record \(dropped)")
       print("webcam H.264 drops: \(movie.frames) frames + \(dropped) dropped (\(shownDropped ?? -1) on screen mid-way); webcam frames \(sentBefore + 1)...\(lastSent)")
