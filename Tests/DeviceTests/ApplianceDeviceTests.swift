@@ -102,7 +102,8 @@ extension BoardDeviceTests {
     let answered = try accepted()
     try? Board.waitFor("every accepted press saved", seconds: 60) { try saved() >= answered }
     let stills = try saved()
-    #expect((answered...answered + 1).contains(stills) && answered >= 3, "stills \(stills) for \(answered) presses answered ok")
+    // At least three answered: the wait for them above fails the test otherwise.
+    #expect((answered...answered + 1).contains(stills), "stills \(stills) for \(answered) presses answered ok")
 
     // A movie recording (its hidden .rec- file grows all along) while they pull again; then the service is
     // stopped by systemd (SIGTERM), which must finish the movie first.
