@@ -17,9 +17,11 @@ extension BoardDeviceTests {
 
       let unbound = try Board.run("echo \(device) > /sys/bus/pci/drivers/bochs-drm/unbind")
       try #require(unbound.status == 0, "\(unbound.stderr)")
-      try Board.waitFor("the display let go") { try Board.logs("unplugdisplay").contains("kioskcam: display lost: ") }
+      // The monitor's line follows the driver's once the loop has taken the capability's failure: waiting
+      // for the driver's alone raced it.
+      try Board.waitFor("the display let go") { try Board.logs("unplugdisplay").contains("kioskcam: display (optional) lost: ") }
       let lost = try Board.logs("unplugdisplay")
-      #expect(lost.contains("kioskcam: display (optional) lost: "), "\(lost)")
+      #expect(lost.contains("kioskcam: display lost: "), "\(lost)")
       #expect(lost.components(separatedBy: "drmModePageFlip").count <= 3, "one failure, not one per frame: \(lost)")
       try Board.click("shutter")
       try Board.waitFor("a still without a display") { try Board.logs("unplugdisplay").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
@@ -50,13 +52,13 @@ extension BoardDeviceTests {
       let unplugged = try Board.run("echo off > \(status) && cat \(status)")
       try #require(unplugged.stdout.contains("disconnected"), "\(unplugged.stdout) \(unplugged.stderr)")
       try Board.waitFor("the display let go") {
-        try Board.logs("unplugconnector").contains("kioskcam: display lost: /dev/dri/card0: Virtual-1 disconnected")
+        try Board.logs("unplugconnector").contains("kioskcam: display (optional) lost: /dev/dri/card0: Virtual-1 disconnected")
       }
       // The screen was given back as it was found (the console), so the kiosk no longer draws the camera on it.
       try Board.waitFor("the preview gone from the screen") {
         !VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty
       }
-      #expect(try Board.logs("unplugconnector").contains("kioskcam: display (optional) lost: /dev/dri/card0: Virtual-1 disconnected"))
+      #expect(try Board.logs("unplugconnector").contains("kioskcam: display lost: /dev/dri/card0: Virtual-1 disconnected"))
       let shown = try Board.status()["previewFramesShown"] as? Int
       _ = try Board.control("shutter")
       try Board.waitFor("a still without a display") { try Board.logs("unplugconnector").contains("still DCIM/100KIOSK/IMG_0001.JPG") }

@@ -90,8 +90,9 @@ extension BoardDeviceTests {
     try press(name, expecting: "DCIM/100KIOSK/IMG_0001.JPG")
     try Card.card("fail")
     try Board.click("shutter")
-    try Board.waitFor("the save to fail") { try Board.logs(name).contains("kioskcam: save failed: ") }
-    #expect(try Board.logs(name).contains("kioskcam: screen: Save failed"))
+    // The screen's line follows the failure's in the same turn of the loop: wait for the later one.
+    try Board.waitFor("the save to fail") { try Board.logs(name).contains("kioskcam: screen: Save failed") }
+    #expect(try Board.logs(name).contains("kioskcam: save failed: "))
     #expect(try visibleOnCard() == ["IMG_0001.JPG"], "nothing visible from the failed save")
     try Board.waitFor("the card failed") { try Board.logs(name).contains("kioskcam: screen: Storage not available") }
     var mismatches = ["no screendump yet"]
@@ -139,8 +140,8 @@ extension BoardDeviceTests {
       Thread.sleep(forTimeInterval: 2)
       let failedAt = try Board.guestClock()
       try Card.card("fail")
-      try Board.waitFor("the recording to stop") { try Board.logs(name).contains("kioskcam: movie failed: ") }
-      #expect(try Board.logs(name).contains("kioskcam: screen: Save failed"))
+      try Board.waitFor("the recording to stop") { try Board.logs(name).contains("kioskcam: screen: Save failed") }
+      #expect(try Board.logs(name).contains("kioskcam: movie failed: "))
       #expect(try Board.status()["recording"] as? Bool == false)
       try Card.card("remount")
       // Its number: IMG_0001, unless the failing card took the rename into its cache (vfat) and the number
