@@ -20,6 +20,12 @@ public struct ButtonEdgeEvent: Sendable, Equatable {
   public let role: ButtonRole
   public let edge: ButtonEdge
   public let time: Instant
+
+  public init(role: ButtonRole, edge: ButtonEdge, time: Instant) {
+    self.role = role
+    self.edge = edge
+    self.time = time
+  }
 }
 
 /// A set of the front panel's GPIO lines: button lines requested for both edges (each line's event descriptor

@@ -13,11 +13,12 @@ final class ButtonPanel: PanelDriver {
   private let gate: CapabilityGate
   private let loop: EventLoop
   private let post: (ServiceEvent) -> Void
-  private var buttons: [PanelLines]
-  private var extras: PanelLines?
+  private let source: any PanelLineSource
+  private var buttons: [any PanelLineSet]
+  private var extras: (any PanelLineSet)?
   /// The optional roles and lamps went away with their chip at run time: they are requested again.
   private var extrasLost = false
-  private var flashLamp: PanelLines?
+  private var flashLamp: (any PanelLineSet)?
   /// The kiosk was given a flash lead at start: a lamp lost at run time is requested again; one that was
   /// never there is not (the kiosk does not wait for a light that never came).
   private let flashExpected: Bool
@@ -27,8 +28,8 @@ final class ButtonPanel: PanelDriver {
   private var recording = false
 
   init(
-    config: Config, gate: CapabilityGate, buttons: [PanelLines], flashLamp: PanelLines?, loop: EventLoop,
-    post: @escaping (ServiceEvent) -> Void
+    config: Config, gate: CapabilityGate, buttons: [any PanelLineSet], flashLamp: (any PanelLineSet)?,
+    source: any PanelLineSource = GPIOLineSource(), loop: EventLoop, post: @escaping (ServiceEvent) -> Void
   ) {
     self.config = config
     self.gate = gate
@@ -37,10 +38,11 @@ final class ButtonPanel: PanelDriver {
     flashExpected = flashLamp != nil
     self.loop = loop
     self.post = post
-    extras = Self.requestExtras(config)
+    self.source = source
+    extras = Self.requestExtras(config, source)
   }
 
-  private var allLines: [PanelLines] { buttons + (extras.map { [$0] } ?? []) }
+  private var allLines: [any PanelLineSet] { buttons + (extras.map { [$0] } ?? []) }
 
   func start() throws(SystemCallError) {
     for lines in allLines { try attach(lines) }
@@ -54,7 +56,7 @@ final class ButtonPanel: PanelDriver {
     if !lamps.isEmpty { log("lamps: \(lamps.joined(separator: "; "))") }
   }
 
-  private func attach(_ lines: PanelLines) throws(SystemCallError) {
+  private func attach(_ lines: any PanelLineSet) throws(SystemCallError) {
     try lines.attach(to: loop) { [post] edge in post(.kiosk(.edge(edge.role, edge.edge, at: edge.time))) }
   }
 
@@ -82,7 +84,8 @@ final class ButtonPanel: PanelDriver {
 
   // MARK: Lines that come and go
 
-  private func check() {
+  /// Run by the check timer; the unit tests call it as the timer would.
+  func check() {
     for lines in buttons where lines.chipGone {
       letGo(lines)
       buttons.removeAll { $0 === lines }
@@ -103,7 +106,7 @@ final class ButtonPanel: PanelDriver {
     requestMissing()
   }
 
-  private func letGo(_ lines: PanelLines) {
+  private func letGo(_ lines: any PanelLineSet) {
     lines.detach(from: loop)
     post(.kiosk(.buttonsLost(lines.roles, at: now())))
   }
@@ -112,7 +115,7 @@ final class ButtonPanel: PanelDriver {
     let held = Set(buttons.flatMap(\.roles))
     for (role, capability) in [(ButtonRole.shutter, Capability.shutterButton), (.mode, .modeButton)]
     where gate.role(of: capability) != .unused && !held.contains(role) {
-      let (result, requested) = CapabilityProbe.button(role, config)
+      let (result, requested) = source.button(role, config)
       if let requested {
         do {
           try attach(requested)
@@ -125,11 +128,11 @@ final class ButtonPanel: PanelDriver {
       post(.capability(result))
     }
     if flashLamp == nil, flashExpected {
-      let (result, lamp) = CapabilityProbe.flash(config)
+      let (result, lamp) = source.flash(config)
       flashLamp = lamp
       post(.capability(result))
     }
-    if extrasLost, let lines = try? Self.requestLines(config) {
+    if extrasLost, let lines = try? source.extras(config) {
       do {
         try attach(lines)
       } catch {
@@ -148,30 +151,13 @@ final class ButtonPanel: PanelDriver {
   // MARK: The optional buttons and lamps
 
   /// Not capabilities of their own, so a missing one is logged and off.
-  private static func requestExtras(_ config: Config) -> PanelLines? {
+  private static func requestExtras(_ config: Config, _ source: any PanelLineSource) -> (any PanelLineSet)? {
     do {
-      return try requestLines(config)
+      return try source.extras(config)
     } catch {
-      let names = (extraRoles(config).map(\.0.rawValue) + extraLamps(config).map(\.0.rawValue)).joined(separator: ", ")
-      log("\(names) off: \(error)")
+      let names = (config.extraButtonLines.map(\.0.rawValue) + config.extraLampLines.map(\.0.rawValue))
+      log("\(names.joined(separator: ", ")) off: \(error)")
       return nil
     }
-  }
-
-  private static func extraRoles(_ config: Config) -> [(ButtonRole, LineReference)] {
-    config.buttons.lines.filter { $0.0 != .shutter && $0.0 != .mode }
-  }
-  private static func extraLamps(_ config: Config) -> [(Output, LineReference)] {
-    config.outputs.lines.filter { $0.0 != .flash }
-  }
-
-  /// Nil when none are configured.
-  private static func requestLines(_ config: Config) throws(ButtonError) -> PanelLines? {
-    let (roles, outputs) = (extraRoles(config), extraLamps(config))
-    guard !roles.isEmpty || !outputs.isEmpty else { return nil }
-    return try PanelLines(
-      chip: config.buttons.chip, lines: roles,
-      wiring: ButtonWiring(activeLow: config.buttons.activeLow, bias: config.buttons.bias),
-      outputs: outputs, outputsActiveLow: config.outputs.activeLow)
   }
 }

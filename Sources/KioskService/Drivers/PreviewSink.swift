@@ -175,7 +175,7 @@ final class PreviewSink: ScreenDriver {
 
   /// Hands the freshest frame to the workers, or the photo under check while that lasts.
   func showFrame(_ frame: FrameInfo) {
-    guard let fit, let format = source.streamFormat, showsPreview, let card = display.card,
+    guard let fit, let format = source.streamFormat, showsPreview, display.card != nil,
       let bytes = source.bytes(of: frame)
     else { return }
     let picture: PreviewJob.Picture
