@@ -83,9 +83,10 @@ let package = Package(
     .testTarget(
       name: "MediaFilesTests",
       dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "Capture", "Camera", "KioskCore", "CameraRoll", "LinuxIO", "VideoCodec"]),
-    // The service's wiring with fake drivers: events in, actions to drivers, posted events handled in order.
+    // The service's wiring with fake drivers: events in, actions to drivers, posted events handled in order; drivers
+    // over scripted lines and frames (the button panel, the still writer).
     .testTarget(
-      name: "KioskServiceTests", dependencies: ["KioskService", "KioskCore", "Capture", "CameraRoll", "Imaging", "Preview"]),
+      name: "KioskServiceTests", dependencies: ["KioskService", "KioskCore", "Capture", "CameraRoll", "Imaging", "Preview", "Buttons", "Camera", "LinuxIO"]),
     // The preview's hand-over and workers: newest wins, never out of order, never a wait on the loop.
     .testTarget(name: "PreviewTests", dependencies: ["Preview", "Imaging", "JPEGCodec", "KioskCore", "Scaling", "V4L2Codec"]),
     // Where raw pictures sit in a codec's buffers (the board's vicodec test drives the rest).

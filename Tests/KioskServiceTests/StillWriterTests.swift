@@ -1,0 +1,187 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import Camera
+import Capture
+import Dispatch
+import Foundation
+import KioskCore
+import LinuxIO
+import Testing
+
+@testable import CameraRoll
+@testable import KioskService
+
+/// A camera's ring as a test fills it: one YUYV frame of grey ramps, the facts a still's EXIF wants.
+final class FakeFrames: FrameSource {
+  static let frame = FrameInfo(sequence: 41, timestamp: Instant(nanoseconds: 2_000_000_000))
+  let width = 64
+  let height = 48
+  var ring: [FrameInfo] = [frame]
+  var streamFormat: StreamFormat? { nil }
+  var zoom: Zoom { Zoom() }
+
+  func bytes(of frame: FrameInfo) -> [UInt8]? {
+    guard ring.contains(frame) else { return nil }
+    // YUYV: luma ramps across, chroma neutral.
+    return (0..<height).flatMap { _ in (0..<width).flatMap { x in [UInt8(16 + x * 3), 128] } }
+  }
+  func captured(_ frame: FrameInfo) -> CapturedFrame? {
+    bytes(of: frame).map { bytes in
+      let still = StillFrame(
+        format: .yuyv, width: width, height: height, bytesPerLine: width * 2, range: .limited, bytes: bytes)
+      return CapturedFrame(frame: frame, still: still, crop: nil, zoomFactor: 100)
+    }
+  }
+  func stillFacts() -> (card: String, controls: (exposure100Microseconds: Int?, gain: Int?))? {
+    ("Fake camera", (exposure100Microseconds: 333, gain: 7))
+  }
+  func neighbours(of instant: Instant) -> (before: FrameInfo?, after: FrameInfo?) { (nil, ring.first) }
+}
+
+/// The still writer with a scripted ring and a real roll in a folder: what a press saves, how it says so on
+/// the loop, and what a roll that cannot be written turns into. The encoders are the real ones; the file is
+/// judged by jpeginfo.
+@Suite struct StillWriterTests {
+  let root: String
+  let loop: EventLoop
+  let results: Mailbox<ServiceEvent>
+  let frames = FakeFrames()
+  let writer = DispatchQueue(label: "still writer test")
+  final class Heard { var events: [ServiceEvent] = [] }
+  let heard = Heard()
+  let posted = Heard()
+
+  init() throws {
+    root = NSTemporaryDirectory() + "kioskcam-stills-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    loop = try EventLoop()
+    results = try Mailbox()
+    try results.attach(to: loop) { [heard] in heard.events.append($0) }
+  }
+
+  func writer(_ roll: CameraRoll?, photoCheck: Duration = .zero) -> StillWriter {
+    var config = Config()
+    config.capture.photoCheck = photoCheck
+    return StillWriter(
+      config: config, source: frames, roll: roll, writer: writer, results: results,
+      photoCover: { (width: 32, height: 24) }, post: { [posted] in posted.events.append($0) })
+  }
+
+  /// Runs the loop until `done` says so about what the mailbox brought (30 s at most: a hang fails).
+  func hear(until done: @escaping ([ServiceEvent]) -> Bool) throws {
+    let deadline = try LoopTimer(loop: loop) { [loop] in loop.stop() }
+    try deadline.arm(after: 30_000_000_000)
+    let check = try LoopTimer(loop: loop) { [loop, heard] in if done(heard.events) { loop.stop() } }
+    try check.arm(after: 1_000_000, interval: 5_000_000)
+    try loop.run()
+  }
+
+  static func saved(_ events: [ServiceEvent]) -> RollItem? {
+    for case .stillSaved(let item, _, _) in events { return item }
+    return nil
+  }
+  static func failed(_ events: [ServiceEvent]) -> String? {
+    for case .stillFailed(let reason) in events { return reason }
+    return nil
+  }
+
+  @Test func aPressSavesTheRingsFrameAsAWholeJPEGWithItsRecordAndItsCheck() throws {
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    let stills = writer(roll, photoCheck: .seconds(2))
+    let pressed = Instant(nanoseconds: 1_990_000_000)
+    stills.save(FakeFrames.frame, pressedAt: pressed)
+    try hear { Self.saved($0) != nil || Self.failed($0) != nil }
+    let item = try #require(Self.saved(heard.events), "\(heard.events)")
+    #expect(item.relativePath == "DCIM/100KIOSK/IMG_0001.JPG")
+    // The photo check's picture, decoded from the file on the roll, comes before the save's news.
+    let decoded = heard.events.firstIndex { if case .stillDecoded(name: item.relativePath, _) = $0 { true } else { false } }
+    #expect(decoded != nil && decoded! < heard.events.count - 1, "\(heard.events)")
+
+    let path = "\(root)/\(item.relativePath)"
+    let jpeginfo = Process()
+    jpeginfo.executableURL = URL(fileURLWithPath: "/usr/bin/jpeginfo")
+    jpeginfo.arguments = ["-c", path]
+    let out = Pipe()
+    jpeginfo.standardOutput = out
+    try jpeginfo.run()
+    jpeginfo.waitUntilExit()
+    let verdict = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let words = verdict.split(whereSeparator: \.isWhitespace).dropFirst().joined(separator: " ")
+    #expect(jpeginfo.terminationStatus == 0 && words.hasPrefix("64 x 48 24bit") && words.hasSuffix("OK"), "\(verdict)")
+
+    let listed = CameraRoll.list(root: root)
+    #expect(listed.map(\.file) == [item.relativePath])
+    let record = try #require(listed.first?.record)
+    #expect(record.bytes == listed.first?.bytes)
+    #expect(record.frameSequence == 41)
+    #expect(record.shutterLagMilliseconds == 10)
+    #expect(record.exposure100Microseconds == 333 && record.gain == 7)
+    #expect(posted.events.isEmpty, "nothing posted on the loop's own path: \(posted.events)")
+  }
+
+  @Test func aFrameGoneFromTheRingFailsAtOnceAndWritesNothing() throws {
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    frames.ring = []
+    writer(roll).save(FakeFrames.frame, pressedAt: Instant(nanoseconds: 1_990_000_000))
+    guard case .stillFailed(let reason) = posted.events.first, posted.events.count == 1 else {
+      Issue.record("one stillFailed, posted on the loop: \(posted.events)")
+      return
+    }
+    #expect(reason.contains("no longer in the ring"))
+    writer.sync {}
+    #expect(CameraRoll.list(root: root).isEmpty)
+  }
+
+  @Test func aRetakeTakesThePhotoOffTheRollAndListsItAgain() throws {
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    let stills = writer(roll)
+    stills.save(FakeFrames.frame, pressedAt: Instant(nanoseconds: 1_990_000_000))
+    try hear { Self.saved($0) != nil }
+    let item = try #require(Self.saved(heard.events))
+    stills.discard(item.relativePath)
+    try hear { events in events.contains { if case .rollListed = $0 { true } else { false } } }
+    for case .rollListed(let entries) in heard.events {
+      #expect(entries.isEmpty, "\(entries)")
+    }
+    #expect(!FileManager.default.fileExists(atPath: "\(root)/\(item.relativePath)"))
+    // Its number is not used again.
+    stills.save(FakeFrames.frame, pressedAt: Instant(nanoseconds: 1_990_000_000))
+    heard.events = []
+    try hear { Self.saved($0) != nil }
+    #expect(Self.saved(heard.events)?.relativePath == "DCIM/100KIOSK/IMG_0002.JPG")
+  }
+
+  /// A card remounted read-only under the roll (what ext4 does after a write error): the press fails, and
+  /// the storage is reported failed, which keeps it "not available" until it is mounted again.
+  @Test(.enabled(if: getuid() == 0, "mounts a tmpfs: run as root"))
+  func aRollThatCannotBeWrittenFailsThePressAndTheStorage() throws {
+    defer { try? FileManager.default.removeItem(atPath: root) }
+    func mount(_ arguments: [String]) throws -> Int32 {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/bin/mount")
+      process.arguments = arguments
+      try process.run()
+      process.waitUntilExit()
+      return process.terminationStatus
+    }
+    try #require(try mount(["-t", "tmpfs", "-o", "size=4m", "kioskcam-stills", root]) == 0)
+    defer {
+      let umount = Process()
+      umount.executableURL = URL(fileURLWithPath: "/bin/umount")
+      umount.arguments = [root]
+      try? umount.run()
+      umount.waitUntilExit()
+    }
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    try #require(try mount(["-o", "remount,ro", root]) == 0)
+    writer(roll).save(FakeFrames.frame, pressedAt: Instant(nanoseconds: 1_990_000_000))
+    try hear { events in events.contains { if case .storageFailed = $0 { true } else { false } } }
+    #expect(Self.failed(heard.events)?.contains("Read-only file system") == true, "\(heard.events)")
+    #expect(heard.events.contains { if case .storageFailed = $0 { true } else { false } }, "\(heard.events)")
+    #expect(Self.saved(heard.events) == nil)
+  }
+}
