@@ -45,7 +45,9 @@ mount_card() {
     mkdir -p "$MOUNT"
     case $(fstype) in
         ext4) mount -t ext4 /dev/mapper/card "$MOUNT" ;;
-        vfat) mount -t vfat -o flush /dev/mapper/card "$MOUNT" ;;
+        # Without `flush` (udisks' option for a desktop's automount), as an fstab line or a mount unit mounts
+        # the appliance's card: fat then writes an inode back at close, which would hide a missing fsync.
+        vfat) mount -t vfat /dev/mapper/card "$MOUNT" ;;
     esac
 }
 
