@@ -24,6 +24,15 @@ public struct StreamFormat: Sendable, Equatable {
   public let imageSize: Int
   /// Only an explicit full-range flag means full range: V4L2's default for YCbCr is limited.
   public let range: YCbCrRange
+
+  public init(format: PixelFormat, width: Int, height: Int, bytesPerLine: Int, imageSize: Int, range: YCbCrRange) {
+    self.format = format
+    self.width = width
+    self.height = height
+    self.bytesPerLine = bytesPerLine
+    self.imageSize = imageSize
+    self.range = range
+  }
 }
 
 /// A V4L2 capture stream with mmap buffers, dequeued without blocking from the event loop.

@@ -12,33 +12,6 @@ import Testing
 @testable import CameraRoll
 @testable import KioskService
 
-/// A camera's ring as a test fills it: one YUYV frame of grey ramps, the facts a still's EXIF wants.
-final class FakeFrames: FrameSource {
-  static let frame = FrameInfo(sequence: 41, timestamp: Instant(nanoseconds: 2_000_000_000))
-  let width = 64
-  let height = 48
-  var ring: [FrameInfo] = [frame]
-  var streamFormat: StreamFormat? { nil }
-  var zoom: Zoom { Zoom() }
-
-  func bytes(of frame: FrameInfo) -> [UInt8]? {
-    guard ring.contains(frame) else { return nil }
-    // YUYV: luma ramps across, chroma neutral.
-    return (0..<height).flatMap { _ in (0..<width).flatMap { x in [UInt8(16 + x * 3), 128] } }
-  }
-  func captured(_ frame: FrameInfo) -> CapturedFrame? {
-    bytes(of: frame).map { bytes in
-      let still = StillFrame(
-        format: .yuyv, width: width, height: height, bytesPerLine: width * 2, range: .limited, bytes: bytes)
-      return CapturedFrame(frame: frame, still: still, crop: nil, zoomFactor: 100)
-    }
-  }
-  func stillFacts() -> (card: String, controls: (exposure100Microseconds: Int?, gain: Int?))? {
-    ("Fake camera", (exposure100Microseconds: 333, gain: 7))
-  }
-  func neighbours(of instant: Instant) -> (before: FrameInfo?, after: FrameInfo?) { (nil, ring.first) }
-}
-
 /// The still writer with a scripted ring and a real roll in a folder: what a press saves, how it says so on
 /// the loop, and what a roll that cannot be written turns into. The encoders are the real ones; the file is
 /// judged by jpeginfo.
@@ -48,7 +21,6 @@ final class FakeFrames: FrameSource {
   let results: Mailbox<ServiceEvent>
   let frames = FakeFrames()
   let writer = DispatchQueue(label: "still writer test")
-  final class Heard { var events: [ServiceEvent] = [] }
   let heard = Heard()
   let posted = Heard()
 
@@ -68,13 +40,8 @@ final class FakeFrames: FrameSource {
       photoCover: { (width: 32, height: 24) }, post: { [posted] in posted.events.append($0) })
   }
 
-  /// Runs the loop until `done` says so about what the mailbox brought (30 s at most: a hang fails).
   func hear(until done: @escaping ([ServiceEvent]) -> Bool) throws {
-    let deadline = try LoopTimer(loop: loop) { [loop] in loop.stop() }
-    try deadline.arm(after: 30_000_000_000)
-    let check = try LoopTimer(loop: loop) { [loop, heard] in if done(heard.events) { loop.stop() } }
-    try check.arm(after: 1_000_000, interval: 5_000_000)
-    try loop.run()
+    try listen(loop, heard, until: done)
   }
 
   static func saved(_ events: [ServiceEvent]) -> RollItem? {
@@ -100,16 +67,9 @@ final class FakeFrames: FrameSource {
     #expect(decoded != nil && decoded! < heard.events.count - 1, "\(heard.events)")
 
     let path = "\(root)/\(item.relativePath)"
-    let jpeginfo = Process()
-    jpeginfo.executableURL = URL(fileURLWithPath: "/usr/bin/jpeginfo")
-    jpeginfo.arguments = ["-c", path]
-    let out = Pipe()
-    jpeginfo.standardOutput = out
-    try jpeginfo.run()
-    jpeginfo.waitUntilExit()
-    let verdict = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let (status, verdict, _) = try peer(["/usr/bin/jpeginfo", "-c", path])
     let words = verdict.split(whereSeparator: \.isWhitespace).dropFirst().joined(separator: " ")
-    #expect(jpeginfo.terminationStatus == 0 && words.hasPrefix("64 x 48 24bit") && words.hasSuffix("OK"), "\(verdict)")
+    #expect(status == 0 && words.hasPrefix("64 x 48 24bit") && words.hasSuffix("OK"), "\(verdict)")
 
     let listed = CameraRoll.list(root: root)
     #expect(listed.map(\.file) == [item.relativePath])
@@ -160,24 +120,10 @@ final class FakeFrames: FrameSource {
   @Test(.enabled(if: getuid() == 0, "mounts a tmpfs: run as root"))
   func aRollThatCannotBeWrittenFailsThePressAndTheStorage() throws {
     defer { try? FileManager.default.removeItem(atPath: root) }
-    func mount(_ arguments: [String]) throws -> Int32 {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/bin/mount")
-      process.arguments = arguments
-      try process.run()
-      process.waitUntilExit()
-      return process.terminationStatus
-    }
-    try #require(try mount(["-t", "tmpfs", "-o", "size=4m", "kioskcam-stills", root]) == 0)
-    defer {
-      let umount = Process()
-      umount.executableURL = URL(fileURLWithPath: "/bin/umount")
-      umount.arguments = [root]
-      try? umount.run()
-      umount.waitUntilExit()
-    }
+    try #require(try peer(["/bin/mount", "-t", "tmpfs", "-o", "size=4m", "kioskcam-stills", root]).status == 0)
+    defer { _ = try? peer(["/bin/umount", root]) }
     let roll = try CameraRoll(root: root, suffix: "KIOSK")
-    try #require(try mount(["-o", "remount,ro", root]) == 0)
+    try #require(try peer(["/bin/mount", "-o", "remount,ro", root]).status == 0)
     writer(roll).save(FakeFrames.frame, pressedAt: Instant(nanoseconds: 1_990_000_000))
     try hear { events in events.contains { if case .storageFailed = $0 { true } else { false } } }
     #expect(Self.failed(heard.events)?.contains("Read-only file system") == true, "\(heard.events)")

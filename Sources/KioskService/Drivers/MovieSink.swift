@@ -111,6 +111,8 @@ final class MovieSink: MovieDriver {
             + "\(recorder.encoding), quality \(quality.rawValue), from \(time)")
       } catch {
         results.post(.movieFailed("\(error)"))
+        // As a still's save: a card that cannot be written is not available until it is put back.
+        if let error = error as? RollError, error.isStorageFailure { results.post(.storageFailed("\(error)")) }
       }
     }
   }
