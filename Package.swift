@@ -84,7 +84,7 @@ let package = Package(
       name: "MediaFilesTests",
       dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "Capture", "Camera", "KioskCore", "CameraRoll", "LinuxIO", "VideoCodec"]),
     // The service's wiring with fake drivers: events in, actions to drivers, posted events handled in order; drivers
-    // over scripted lines and frames (the button panel, the still writer, the movie sink).
+    // over scripted lines, streams and frames (the button panel, the camera session, the still writer, the movie sink).
     .testTarget(
       name: "KioskServiceTests", dependencies: ["KioskService", "KioskCore", "Capture", "CameraRoll", "Imaging", "Preview", "Buttons", "Camera", "LinuxIO"]),
     // The preview's hand-over and workers: newest wins, never out of order, never a wait on the loop.

@@ -13,6 +13,13 @@ public struct DequeuedBuffer: ~Copyable {
   public let info: FrameInfo
   /// The driver flagged the buffer as damaged (V4L2_BUF_FLAG_ERROR).
   public let damaged: Bool
+
+  public init(index: Int, bytesUsed: Int, info: FrameInfo, damaged: Bool) {
+    self.index = index
+    self.bytesUsed = bytesUsed
+    self.info = info
+    self.damaged = damaged
+  }
 }
 
 /// The negotiated stream, which may differ from what was asked: drivers round sizes.

@@ -36,22 +36,26 @@ final class CameraSession: CameraDriver, FrameSource {
   private let post: (ServiceEvent) -> Void
   private let movieCameraWanted: Bool
   private let loopCPU: LoopCPU
-  private var camera: CameraStream?
+  private let source: any CaptureSource
+  private var camera: (any CaptureStream)?
   private(set) var path: String
   private var ring = FrameRing(capacity: Kiosk.recentFrameCount)
   private(set) var counts = FrameCounts()
   /// The zoom the zoom buttons and `kioskcam zoom` step: the camera's zoom control first, then the digital crop.
   private(set) var zoom: Zoom
   private var retryTimer: LoopTimer?
+  /// The wait the retry timer was last armed with: what the unit tests read instead of waiting it out.
+  private(set) var retryArmed: Duration?
   private var backoff = Intervals.cameraRetry
   /// When a capture node appeared while the camera was lost: the log says how long the return took.
   private var nodeAppeared: (name: String, at: Instant)?
 
   init(
-    config: Config, opened: CameraStream?, path: String, movieCameraWanted: Bool, loopCPU: LoopCPU,
-    loop: EventLoop, post: @escaping (ServiceEvent) -> Void
+    config: Config, opened: (any CaptureStream)?, path: String, movieCameraWanted: Bool, loopCPU: LoopCPU,
+    source: any CaptureSource = V4L2CaptureSource(), loop: EventLoop, post: @escaping (ServiceEvent) -> Void
   ) throws(SystemCallError) {
     self.config = config
+    self.source = source
     self.loopCPU = loopCPU
     self.loop = loop
     self.post = post
@@ -105,8 +109,8 @@ final class CameraSession: CameraDriver, FrameSource {
 
   // MARK: Frames
 
-  /// True when a good frame was delivered.
-  private func ready(_ readiness: Readiness) -> Bool {
+  /// True when a good frame was delivered. Called by the loop; the unit tests call it as the loop would.
+  func ready(_ readiness: Readiness) -> Bool {
     guard let camera else { return false }
     if readiness.contains(.error) || readiness.contains(.hangUp) {
       lost("\(camera.path): the device reported an error (\(readiness))")
@@ -176,7 +180,7 @@ final class CameraSession: CameraDriver, FrameSource {
 
   /// A camera just opened: its own zoom control, if it has one, comes before the digital zoom, and is set to
   /// the zoom's step (a camera back from an unplug has forgotten it).
-  private func useZoomControl(of camera: CameraStream) {
+  private func useZoomControl(of camera: any CaptureStream) {
     zoom.useControl(camera.zoomControl)
     log("zoom method: \(zoom.method)")
     if let value = zoom.controlValue { setZoomControl(value, on: camera) }
@@ -184,7 +188,7 @@ final class CameraSession: CameraDriver, FrameSource {
 
   /// Sets the camera's zoom control; one that fails is given up for this camera (digital zoom only, from 1.0x)
   /// rather than leaving the zoom's steps and the lens disagreeing.
-  private func setZoomControl(_ value: Int, on camera: CameraStream) {
+  private func setZoomControl(_ value: Int, on camera: any CaptureStream) {
     do {
       try camera.setZoom(value)
     } catch {
@@ -228,7 +232,7 @@ final class CameraSession: CameraDriver, FrameSource {
     for step in 1...cycle.count {
       let next = cycle[(current + step) % cycle.count]
       do {
-        camera = try Self.open(next, config.camera)
+        camera = try source.open(next, config.camera)
         path = next
         log("camera switched to \(next)")
         try startStreaming()
@@ -256,28 +260,32 @@ final class CameraSession: CameraDriver, FrameSource {
     armRetry(after: Intervals.cameraNodeSettle)
   }
 
-  private func armRetry(after wait: Duration) { try? retryTimer?.arm(after: wait.timerNanoseconds) }
+  private func armRetry(after wait: Duration) {
+    retryArmed = wait
+    try? retryTimer?.arm(after: wait.timerNanoseconds)
+  }
 
-  /// Re-probes the camera; `auto` looks again at every capture device, since a camera may come back as another node.
-  private func retry() {
+  /// Re-probes the camera; `auto` looks again at every capture device, since a camera may come back as another
+  /// node. Run by the retry timer; the unit tests call it as the timer would.
+  func retry() {
     var found = path
     if config.camera.device == "auto" {
-      let (result, info) = CapabilityProbe.stillCamera(config)
-      guard let info else {
+      let (result, foundPath) = source.find(config)
+      guard let foundPath else {
         if nodeAppeared != nil { log("camera not back yet: \(result.evidence)") }
         armRetry(after: backoff.take())
         return
       }
-      found = info.path
+      found = foundPath
     }
     do {
-      camera = try Self.open(found, config.camera)
+      camera = try source.open(found, config.camera)
       path = found
       try startStreaming()
       guard camera != nil else { return }
       backoff.reset()
       post(.capability(.pass(.stillCamera, "\(found): streaming again")))
-      if movieCameraWanted { post(.capability(CapabilityProbe.movieCamera(config, measure: false))) }
+      if movieCameraWanted { post(.capability(source.movieCamera(config))) }
       if let appeared = nodeAppeared {
         log("camera streaming \((now() - appeared.at).nanosecondsClamped / 1_000_000) ms after \(appeared.name) appeared")
       }
