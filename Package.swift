@@ -75,6 +75,8 @@ let package = Package(
         "Preview", "VideoCodec",
       ]),
 
+    // Runs the tools nobody here wrote (jpeginfo, exiftool, ffprobe, ffmpeg) for the tests that judge files by them.
+    .target(name: "TestPeers", path: "Tests/TestPeers"),
     .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
     .testTarget(name: "ImagingTests", dependencies: ["Imaging", "JPEGCodec", "FontFile"]),
     // libyuv's preview held to the pure reference scaler (and MJPEG planes to a TurboJPEG RGB decode), pixel by pixel.
@@ -82,11 +84,18 @@ let package = Package(
     // Byte layout by our own reader, and every file also by exiftool, jpeginfo and djpeg.
     .testTarget(
       name: "MediaFilesTests",
-      dependencies: ["MediaFiles", "Imaging", "JPEGCodec", "Capture", "Camera", "KioskCore", "CameraRoll", "LinuxIO", "VideoCodec"]),
+      dependencies: [
+        "MediaFiles", "Imaging", "JPEGCodec", "Capture", "Camera", "KioskCore", "CameraRoll", "LinuxIO", "VideoCodec",
+        "TestPeers",
+      ]),
     // The service's wiring with fake drivers: events in, actions to drivers, posted events handled in order; drivers
     // over scripted lines, streams and frames (the button panel, the camera session, the still writer, the movie sink).
     .testTarget(
-      name: "KioskServiceTests", dependencies: ["KioskService", "KioskCore", "Capture", "CameraRoll", "Imaging", "Preview", "Buttons", "Camera", "LinuxIO"]),
+      name: "KioskServiceTests",
+      dependencies: [
+        "KioskService", "KioskCore", "Capture", "CameraRoll", "Imaging", "Preview", "Buttons", "Camera", "LinuxIO",
+        "TestPeers",
+      ]),
     // The preview's hand-over and workers: newest wins, never out of order, never a wait on the loop.
     .testTarget(name: "PreviewTests", dependencies: ["Preview", "Imaging", "JPEGCodec", "KioskCore", "Scaling", "V4L2Codec"]),
     // Where raw pictures sit in a codec's buffers (the board's vicodec test drives the rest).

@@ -5,6 +5,7 @@ import Capture
 import Foundation
 import KioskCore
 import LinuxIO
+import TestPeers
 import Testing
 
 @testable import CameraRoll

@@ -7,6 +7,7 @@ import Dispatch
 import Foundation
 import KioskCore
 import LinuxIO
+import TestPeers
 import Testing
 
 @testable import CameraRoll

@@ -3,6 +3,7 @@ import Imaging
 import JPEGCodec
 import KioskCore
 import MediaFiles
+import TestPeers
 import Testing
 
 @testable import Capture

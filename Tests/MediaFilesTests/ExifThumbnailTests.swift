@@ -1,6 +1,7 @@
 import Foundation
 import Capture
 import MediaFiles
+import TestPeers
 import Testing
 
 /// The thumbnail review mode shows first is the one exiftool extracts, from our big-endian Exif and from a

@@ -5,6 +5,7 @@ import Imaging
 import JPEGCodec
 import KioskCore
 import MediaFiles
+import TestPeers
 import Testing
 import VideoCodec
 

@@ -4,6 +4,7 @@ import Imaging
 import JPEGCodec
 import Capture
 import MediaFiles
+import TestPeers
 import Testing
 
 /// Movies from the writer, checked by our own box reader for the layout and by ffprobe and ffmpeg, which

@@ -4,6 +4,7 @@
 import Foundation
 import KioskCore
 import LinuxIO
+import TestPeers
 import Testing
 
 @testable import CameraRoll

@@ -1,5 +1,6 @@
 import Foundation
 import MediaFiles
+import TestPeers
 import Testing
 
 /// The index review mode plays from: from our own finished movies, and from a movie ffmpeg wrote (32-bit

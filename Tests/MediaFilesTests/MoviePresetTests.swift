@@ -5,6 +5,7 @@ import Imaging
 import KioskCore
 import Capture
 import Synchronization
+import TestPeers
 import Testing
 
 /// The movie presets through the recorder the service uses, read back by ffprobe and ffmpeg: size, picture

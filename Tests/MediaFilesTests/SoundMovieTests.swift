@@ -4,6 +4,7 @@ import Imaging
 import KioskCore
 import LinuxIO
 import Synchronization
+import TestPeers
 import Testing
 import VideoCodec
 

@@ -3,6 +3,7 @@ import Imaging
 import JPEGCodec
 import Capture
 import MediaFiles
+import TestPeers
 import Testing
 
 /// Whole still files, from synthetic camera frames through the service's pipeline, checked by tools nobody

@@ -7,6 +7,7 @@ import KioskCore
 import Capture
 import MediaFiles
 import Synchronization
+import TestPeers
 import Testing
 
 /// Digital zoom on MJPEG cameras: frames compressed by the real TurboJPEG as a UVC camera sends them (no

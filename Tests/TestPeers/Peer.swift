@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs a tool nobody here wrote (exiftool, jpeginfo, djpeg, ffprobe, ffmpeg) and returns what it said.
-func peer(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+public func peer(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
   let process = Process()
   process.executableURL = URL(fileURLWithPath: arguments[0])
   process.arguments = Array(arguments.dropFirst())
