@@ -249,6 +249,11 @@ struct Board {
     return object
   }
 
+  /// One capability's entry in a `status --json` report (name, role, available, evidence): the gate's verdict now.
+  static func capability(_ name: String, in status: [String: Any]) -> [String: Any]? {
+    (status["capabilities"] as? [[String: Any]])?.first { $0["name"] as? String == name }
+  }
+
   /// Presses and releases `line` (a 100 ms hold, as `board click`); returns the press's time on the guest's
   /// CLOCK_MONOTONIC, as the guest agent read it just before it pulled the line low: the test's own, not the
   /// service's. Nil when the line was already low (no edge).

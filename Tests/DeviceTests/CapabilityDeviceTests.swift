@@ -145,7 +145,7 @@ extension BoardDeviceTests {
           in: try Board.screendump(), "Off: flash", x: 25, y: 800 - 25 - 32, scale: 1, background: (0, 0, 0))
         return mismatches.isEmpty
       }
-      let flash = (try Board.status()["capabilities"] as? [[String: Any]])?.first { $0["name"] as? String == "flash" }
+      let flash = Board.capability("flash", in: try Board.status())
       #expect(flash?["available"] as? Bool == false, "\(String(describing: flash))")
       #expect(flash?["role"] as? String == "optional")
       try Board.click("shutter")

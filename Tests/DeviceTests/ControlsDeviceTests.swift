@@ -317,7 +317,7 @@ extension BoardDeviceTests {
       #expect(!log.contains("flash back"), "\(log)")
       let lag = try #require(lags(in: log)["DCIM/100KIOSK/IMG_0001.JPG"])
       #expect(lag < 3000, "no lead: the frame nearest the press, \(lag) ms")
-      let flash = (try Board.status()["capabilities"] as? [[String: Any]])?.first { $0["name"] as? String == "flash" }
+      let flash = Board.capability("flash", in: try Board.status())
       #expect(flash?["available"] as? Bool == false, "\(String(describing: flash))")
     }
     try Board.withService("flashlate", config: config) {
