@@ -89,7 +89,8 @@ let package = Package(
         "TestPeers",
       ]),
     // The service's wiring with fake drivers: events in, actions to drivers, posted events handled in order; drivers
-    // over scripted lines, streams and frames (the button panel, the camera session, the still writer, the movie sink).
+    // over scripted lines, streams and frames (the button panel, the camera session, the still writer, the movie sink)
+    // and the control socket on a real Unix socket.
     .testTarget(
       name: "KioskServiceTests",
       dependencies: [

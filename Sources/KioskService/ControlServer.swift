@@ -71,9 +71,18 @@ final class ControlServer: ControlDriver {
   /// The reply and the end of the connection; a client that went away meanwhile is simply gone.
   func reply(to client: Int, _ line: String) {
     guard let client = clients.removeValue(forKey: CInt(client)) else { return }
+    // What came past the request is read and dropped first (64 KiB at most): a Unix socket closed with unread
+    // data resets its peer (ECONNRESET), and a client sent too long a line would get that instead of the reply.
+    var (rest, dropped) = ([UInt8](repeating: 0, count: 4096), 0)
+    while dropped < 1 << 16 {
+      let count = rest.withUnsafeMutableBytes { read(client.fd.raw, $0.baseAddress, $0.count) }
+      guard count > 0 else { break }
+      dropped += count
+    }
     let reply = Array((line + "\n").utf8)
-    // Replies are a few kilobytes at most: they fit the socket buffer, so one write does not block.
-    _ = reply.withUnsafeBytes { write(client.fd.raw, $0.baseAddress, $0.count) }
+    // Replies are a few kilobytes at most: they fit the socket buffer, so one send does not block. A client
+    // that hung up (a `kioskcam status` stopped with Ctrl-C) is EPIPE here, not a SIGPIPE that ends the service.
+    _ = reply.withUnsafeBytes { send(client.fd.raw, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
   }
 
   deinit {

@@ -45,11 +45,16 @@ final class FakeFrames: FrameSource {
 /// What the loop heard from the drivers' workers, through their mailbox.
 final class Heard { var events: [ServiceEvent] = [] }
 
-/// Runs `loop` until `done` says so about what `heard` holds (30 s at most: a hang fails the test, never stalls it).
-func listen(_ loop: EventLoop, _ heard: Heard, until done: @escaping ([ServiceEvent]) -> Bool) throws {
+/// Runs `loop` until `done()` holds, checked every 5 ms (30 s at most: a hang fails the test, never stalls it).
+func run(_ loop: EventLoop, until done: @escaping () -> Bool) throws {
   let deadline = try LoopTimer(loop: loop) { [loop] in loop.stop() }
   try deadline.arm(after: 30_000_000_000)
-  let check = try LoopTimer(loop: loop) { [loop, heard] in if done(heard.events) { loop.stop() } }
+  let check = try LoopTimer(loop: loop) { [loop] in if done() { loop.stop() } }
   try check.arm(after: 1_000_000, interval: 5_000_000)
   try loop.run()
+}
+
+/// Runs `loop` until `done` says so about what `heard` holds.
+func listen(_ loop: EventLoop, _ heard: Heard, until done: @escaping ([ServiceEvent]) -> Bool) throws {
+  try run(loop) { done(heard.events) }
 }
