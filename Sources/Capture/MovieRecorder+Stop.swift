@@ -45,8 +45,10 @@ extension MovieRecorder {
         }
         var writer = output.writer
         if output.writeError == nil, let sound {
-          // Up to the stop; the writer cuts what was heard after the last picture.
-          for packet in sound.take() + sound.finish(until: end) { writer.appendAudio(packet) }
+          // Up to the end of the last picture, which may last a frame past the stop (the sound is heard there
+          // too, a period or two later); the writer cuts what was heard after it.
+          let until = writer.picturesEnd(end: end) ?? end
+          for packet in sound.take() + sound.finish(until: until) { writer.appendAudio(packet) }
         }
         do throws(SystemCallError) {
           if output.writeError == nil, let last = writer.flush(end: end) {

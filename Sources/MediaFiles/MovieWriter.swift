@@ -143,14 +143,7 @@ public struct MovieWriter: Sendable {
     // Sound past the last picture is never written.
     defer { audioWaiting = [] }
     if let last = newest {
-      let previous = gathering.last?.duration ?? fragments.last?.durations.last
-      var duration = previous ?? UInt32(max(grid, (Self.ticks(fallback) + grid / 2) / grid * grid))
-      if let end, let first = firstTimestamp {
-        let untilEnd = Self.ticks(end - first) / grid * grid
-        // A last frame that the grid put at or past the stop lasts one step, not the gap before it (a gap of
-        // dropped frames would carry the movie past its stop).
-        duration = min(duration, UInt32(clamping: untilEnd > last.tick ? untilEnd - last.tick : grid))
-      }
+      let duration = lastDuration(last, end: end, fallback: fallback)
       let startsGroup = last.sync && !format.allSync
       if !gathering.isEmpty, startsGroup || Self.nanoseconds(gatheringTicks + UInt64(duration)) > fragmentLimit {
         // The previous fragment is full: write it now and the last frame in a fragment of its own.
@@ -165,6 +158,26 @@ public struct MovieWriter: Sendable {
       newest = nil
     }
     return gathering.isEmpty ? nil : cutFragment()
+  }
+
+  /// Where the pictures will end once `flush(end:fallback:)` has given the newest frame its duration, on the
+  /// frames' clock: the sound is waited for up to there, not only to the stop, since the last picture may
+  /// last up to one grid step past it. Nil before the first frame.
+  public func picturesEnd(end: Int64?, fallback: Int64 = 40_000_000) -> Int64? {
+    guard let first = firstTimestamp, let last = newest else { return nil }
+    return first + Self.nanoseconds(last.tick + UInt64(lastDuration(last, end: end, fallback: fallback)))
+  }
+
+  private func lastDuration(_ last: Sample, end: Int64?, fallback: Int64) -> UInt32 {
+    let previous = gathering.last?.duration ?? fragments.last?.durations.last
+    var duration = previous ?? UInt32(max(grid, (Self.ticks(fallback) + grid / 2) / grid * grid))
+    if let end, let first = firstTimestamp {
+      let untilEnd = Self.ticks(end - first) / grid * grid
+      // A last frame that the grid put at or past the stop lasts one step, not the gap before it (a gap of
+      // dropped frames would carry the movie past its stop).
+      duration = min(duration, UInt32(clamping: untilEnd > last.tick ? untilEnd - last.tick : grid))
+    }
+    return duration
   }
 
   /// How to make the written fragments a regular movie: append `tail` at `length`, make it durable, then
