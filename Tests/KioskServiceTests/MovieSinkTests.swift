@@ -14,27 +14,19 @@ import Testing
 /// The movie sink between the kiosk's start and stop, over a scripted ring and a real roll in a folder:
 /// Motion-JPEG through the real encoders and writer, the file judged by ffprobe.
 @Suite struct MovieSinkTests {
-  let root: String
-  let loop: EventLoop
-  let results: Mailbox<ServiceEvent>
+  let bench: DriverBench
   let frames = FakeFrames(streaming: true)
-  let heard = Heard()
-  let posted = Heard()
+  var root: String { bench.root }
+  var heard: Heard { bench.heard }
+  var posted: Heard { bench.posted }
 
-  init() throws {
-    root = NSTemporaryDirectory() + "kioskcam-movies-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    loop = try EventLoop()
-    results = try Mailbox()
-    try results.attach(to: loop) { [heard] in heard.events.append($0) }
-  }
+  init() throws { bench = try DriverBench("movies") }
 
   func sink(_ roll: CameraRoll?) -> MovieSink {
     var config = Config()
     config.camera.frameRate = 10
     return MovieSink(
-      config: config, source: frames, roll: roll, codec: .mjpeg, results: results,
-      post: { [posted] in posted.events.append($0) })
+      config: config, source: frames, roll: roll, codec: .mjpeg, results: bench.results, post: bench.post)
   }
 
   /// Frame `n` of a 10 fps camera.
@@ -49,13 +41,12 @@ import Testing
   static func ended(_ events: [ServiceEvent]) -> Bool {
     events.contains { if case .movieSaved = $0 { true } else if case .movieFailed = $0 { true } else { false } }
   }
-  var storageFailed: Bool { heard.events.contains { if case .storageFailed = $0 { true } else { false } } }
 
   /// Handed at once after the start, while the recording is still being opened: what waits goes into the
   /// movie, what the waiting queue cannot hold and what the camera lost (a gap in its sequence) is dropped,
   /// and nothing is unaccounted for.
   @Test func everyFrameOfTheMovieIsInTheFileOrCountedDropped() throws {
-    defer { try? FileManager.default.removeItem(atPath: root) }
+    defer { bench.removeFolder() }
     let roll = try CameraRoll(root: root, suffix: "KIOSK")
     let numbers = Array(UInt32(1)...5) + Array(UInt32(9)...14)  // 6, 7 and 8 lost by the camera
     frames.ring = numbers.map(frame)
@@ -65,7 +56,7 @@ import Testing
     for n in numbers { movies.record(frame(n)) }
     movies.stop(at: frame(15).timestamp)
     #expect(!movies.isRecording)
-    try listen(loop, heard, until: Self.ended)
+    try bench.hear(until: Self.ended)
     let summary = try #require(Self.saved(heard.events), "\(heard.events)")
     #expect(summary.frames + summary.dropped == 14, "\(summary.frames) frames, \(summary.dropped) dropped")
     #expect(summary.dropped >= 3, "the camera's gap is counted")
@@ -88,7 +79,7 @@ import Testing
   }
 
   @Test func withoutACameraStreamingTheStartFailsAtOnce() throws {
-    defer { try? FileManager.default.removeItem(atPath: root) }
+    defer { bench.removeFolder() }
     let roll = try CameraRoll(root: root, suffix: "KIOSK")
     frames.streamFormat = nil
     let movies = sink(roll)
@@ -105,22 +96,17 @@ import Testing
   /// failed (as a still's save reports it), so the screen says "Storage not available" until it is back.
   @Test(.enabled(if: getuid() == 0, "mounts a tmpfs: run as root"))
   func aRollThatCannotBeWrittenFailsTheMovieAndTheStorage() throws {
-    defer { try? FileManager.default.removeItem(atPath: root) }
-    try #require(try peer(["/bin/mount", "-t", "tmpfs", "-o", "size=4m", "kioskcam-movies", root]).status == 0)
-    defer { _ = try? peer(["/bin/umount", root]) }
-    let roll = try CameraRoll(root: root, suffix: "KIOSK")
-    try #require(try peer(["/bin/mount", "-o", "remount,ro", root]).status == 0)
+    defer { bench.removeFolder() }
     frames.ring = [frame(1)]
-    let movies = sink(roll)
-    movies.start(at: frame(1).timestamp)
-    movies.record(frame(1))
-    try listen(loop, heard) { events in
-      Self.ended(events) && events.contains { if case .storageFailed = $0 { true } else { false } }
+    try bench.withReadOnlyRoll { roll in
+      let movies = sink(roll)
+      movies.start(at: frame(1).timestamp)
+      movies.record(frame(1))
+      try bench.hear { Self.ended($0) && heard.storageFailed }
+      movies.stop(at: frame(2).timestamp)
     }
     var reason: String?
     for case .movieFailed(let r) in heard.events { reason = r }
     #expect(reason?.contains("Read-only file system") == true, "\(heard.events)")
-    #expect(storageFailed, "\(heard.events)")
-    movies.stop(at: frame(2).timestamp)
   }
 }

@@ -3,7 +3,10 @@ import Capture
 import Foundation
 import KioskCore
 import LinuxIO
+import TestPeers
+import Testing
 
+@testable import CameraRoll
 @testable import KioskService
 
 /// A camera's ring as a test fills it: one YUYV frame of grey ramps, the facts a still's EXIF wants.
@@ -42,19 +45,60 @@ final class FakeFrames: FrameSource {
   func neighbours(of instant: Instant) -> (before: FrameInfo?, after: FrameInfo?) { (nil, ring.first) }
 }
 
-/// What the loop heard from the drivers' workers, through their mailbox.
-final class Heard { var events: [ServiceEvent] = [] }
+/// What the loop heard from the drivers' workers, through their mailbox (or what a driver posted itself).
+final class Heard {
+  var events: [ServiceEvent] = []
+  var storageFailed: Bool { events.contains { if case .storageFailed = $0 { true } else { false } } }
+}
 
-/// Runs `loop` until `done()` holds, checked every 5 ms (30 s at most: a hang fails the test, never stalls it).
+/// Runs `loop` until `done()` holds, checked every 5 ms; 30 s without it is an error, so a wait that never
+/// ends fails its test rather than stalling it or letting it go on to check nothing.
 func run(_ loop: EventLoop, until done: @escaping () -> Bool) throws {
   let deadline = try LoopTimer(loop: loop) { [loop] in loop.stop() }
   try deadline.arm(after: 30_000_000_000)
   let check = try LoopTimer(loop: loop) { [loop] in if done() { loop.stop() } }
   try check.arm(after: 1_000_000, interval: 5_000_000)
   try loop.run()
+  guard done() else { throw ScriptedTimeout() }
 }
 
-/// Runs `loop` until `done` says so about what `heard` holds.
-func listen(_ loop: EventLoop, _ heard: Heard, until done: @escaping ([ServiceEvent]) -> Bool) throws {
-  try run(loop) { done(heard.events) }
+struct ScriptedTimeout: Error, CustomStringConvertible {
+  var description: String { "what the test waited for did not happen within 30 s" }
+}
+
+/// A driver under test with a real roll: a folder of its own, the loop, the workers' mailbox on it and what
+/// came through it (`heard`), and what the driver posted on the loop's own path (`posted`).
+struct DriverBench {
+  let root: String
+  let loop: EventLoop
+  let results: Mailbox<ServiceEvent>
+  let heard = Heard()
+  let posted = Heard()
+
+  init(_ name: String) throws {
+    root = NSTemporaryDirectory() + "kioskcam-\(name)-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    loop = try EventLoop()
+    results = try Mailbox()
+    try results.attach(to: loop) { [heard] in heard.events.append($0) }
+  }
+
+  /// Runs the loop until `done` says so about what the mailbox brought.
+  func hear(until done: @escaping ([ServiceEvent]) -> Bool) throws {
+    try run(loop) { [heard] in done(heard.events) }
+  }
+
+  func post(_ event: ServiceEvent) { posted.events.append(event) }
+
+  /// The roll on a tmpfs of its own, remounted read-only once the roll is open on it: a card gone read-only
+  /// under the service, as ext4 leaves one after a write error. Root only; unmounted after `body`.
+  func withReadOnlyRoll(_ body: (CameraRoll) throws -> Void) throws {
+    try #require(try peer(["/bin/mount", "-t", "tmpfs", "-o", "size=4m", "kioskcam-bench", root]).status == 0)
+    defer { _ = try? peer(["/bin/umount", root]) }
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    try #require(try peer(["/bin/mount", "-o", "remount,ro", root]).status == 0)
+    try body(roll)
+  }
+
+  func removeFolder() { try? FileManager.default.removeItem(atPath: root) }
 }

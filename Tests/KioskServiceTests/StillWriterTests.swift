@@ -17,33 +17,24 @@ import Testing
 /// the loop, and what a roll that cannot be written turns into. The encoders are the real ones; the file is
 /// judged by jpeginfo.
 @Suite struct StillWriterTests {
-  let root: String
-  let loop: EventLoop
-  let results: Mailbox<ServiceEvent>
+  let bench: DriverBench
   let frames = FakeFrames()
   let writer = DispatchQueue(label: "still writer test")
-  let heard = Heard()
-  let posted = Heard()
+  var root: String { bench.root }
+  var heard: Heard { bench.heard }
+  var posted: Heard { bench.posted }
 
-  init() throws {
-    root = NSTemporaryDirectory() + "kioskcam-stills-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    loop = try EventLoop()
-    results = try Mailbox()
-    try results.attach(to: loop) { [heard] in heard.events.append($0) }
-  }
+  init() throws { bench = try DriverBench("stills") }
 
   func writer(_ roll: CameraRoll?, photoCheck: Duration = .zero) -> StillWriter {
     var config = Config()
     config.capture.photoCheck = photoCheck
     return StillWriter(
-      config: config, source: frames, roll: roll, writer: writer, results: results,
-      photoCover: { (width: 32, height: 24) }, post: { [posted] in posted.events.append($0) })
+      config: config, source: frames, roll: roll, writer: writer, results: bench.results,
+      photoCover: { (width: 32, height: 24) }, post: bench.post)
   }
 
-  func hear(until done: @escaping ([ServiceEvent]) -> Bool) throws {
-    try listen(loop, heard, until: done)
-  }
+  func hear(until done: @escaping ([ServiceEvent]) -> Bool) throws { try bench.hear(until: done) }
 
   static func saved(_ events: [ServiceEvent]) -> RollItem? {
     for case .stillSaved(let item, _, _) in events { return item }
@@ -55,7 +46,7 @@ import Testing
   }
 
   @Test func aPressSavesTheRingsFrameAsAWholeJPEGWithItsRecordAndItsCheck() throws {
-    defer { try? FileManager.default.removeItem(atPath: root) }
+    defer { bench.removeFolder() }
     let roll = try CameraRoll(root: root, suffix: "KIOSK")
     let stills = writer(roll, photoCheck: .seconds(2))
     let pressed = Instant(nanoseconds: 1_990_000_000)
@@ -83,7 +74,7 @@ import Testing
   }
 
   @Test func aFrameGoneFromTheRingFailsAtOnceAndWritesNothing() throws {
-    defer { try? FileManager.default.removeItem(atPath: root) }
+    defer { bench.removeFolder() }
     let roll = try CameraRoll(root: root, suffix: "KIOSK")
     frames.ring = []
     writer(roll).save(FakeFrames.frame, pressedAt: Instant(nanoseconds: 1_990_000_000))
@@ -97,7 +88,7 @@ import Testing
   }
 
   @Test func aRetakeTakesThePhotoOffTheRollAndListsItAgain() throws {
-    defer { try? FileManager.default.removeItem(atPath: root) }
+    defer { bench.removeFolder() }
     let roll = try CameraRoll(root: root, suffix: "KIOSK")
     let stills = writer(roll)
     stills.save(FakeFrames.frame, pressedAt: Instant(nanoseconds: 1_990_000_000))
@@ -120,15 +111,12 @@ import Testing
   /// the storage is reported failed, which keeps it "not available" until it is mounted again.
   @Test(.enabled(if: getuid() == 0, "mounts a tmpfs: run as root"))
   func aRollThatCannotBeWrittenFailsThePressAndTheStorage() throws {
-    defer { try? FileManager.default.removeItem(atPath: root) }
-    try #require(try peer(["/bin/mount", "-t", "tmpfs", "-o", "size=4m", "kioskcam-stills", root]).status == 0)
-    defer { _ = try? peer(["/bin/umount", root]) }
-    let roll = try CameraRoll(root: root, suffix: "KIOSK")
-    try #require(try peer(["/bin/mount", "-o", "remount,ro", root]).status == 0)
-    writer(roll).save(FakeFrames.frame, pressedAt: Instant(nanoseconds: 1_990_000_000))
-    try hear { events in events.contains { if case .storageFailed = $0 { true } else { false } } }
+    defer { bench.removeFolder() }
+    try bench.withReadOnlyRoll { roll in
+      writer(roll).save(FakeFrames.frame, pressedAt: Instant(nanoseconds: 1_990_000_000))
+      try hear { Self.failed($0) != nil && heard.storageFailed }
+    }
     #expect(Self.failed(heard.events)?.contains("Read-only file system") == true, "\(heard.events)")
-    #expect(heard.events.contains { if case .storageFailed = $0 { true } else { false } }, "\(heard.events)")
     #expect(Self.saved(heard.events) == nil)
   }
 }
