@@ -2,7 +2,23 @@
 // kioskcam: the userland of a kiosk camera appliance.
 // The module graph is the architecture: C modules at the bottom, a pure core, adapters that are the only
 // importers of C, and a service that wires them around one event loop.
+import Foundation
 import PackageDescription
+
+/// Whether pkg-config finds libgpiod 2.x (Debian 13, Raspberry Pi OS trixie) rather than 1.6 (Debian 12): the
+/// two are different APIs, and Buttons compiles the one found (the Pi build points PKG_CONFIG_* at its sysroot).
+let libgpiod2: Bool = {
+  let pkgConfig = Process()
+  pkgConfig.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+  pkgConfig.arguments = ["pkg-config", "--modversion", "libgpiod"]
+  let output = Pipe()
+  pkgConfig.standardOutput = output
+  pkgConfig.standardError = FileHandle.nullDevice
+  guard (try? pkgConfig.run()) != nil else { return false }
+  let version = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+  pkgConfig.waitUntilExit()
+  return pkgConfig.terminationStatus == 0 && !version.hasPrefix("0.") && !version.hasPrefix("1.")
+}()
 
 let package = Package(
   name: "kioskcam",
@@ -36,7 +52,9 @@ let package = Package(
 
     // Adapters: the only importers of the C modules.
     .target(name: "Camera", dependencies: ["CV4L2", "LinuxIO", "KioskCore", "Imaging"]),
-    .target(name: "Buttons", dependencies: ["CGPIOD", "LinuxIO", "KioskCore"]),
+    .target(
+      name: "Buttons", dependencies: ["CGPIOD", "LinuxIO", "KioskCore"],
+      swiftSettings: libgpiod2 ? [.define("KIOSKCAM_GPIOD2")] : []),
     .target(name: "Display", dependencies: ["CDRM", "LinuxIO", "Imaging"]),
     .target(name: "JPEGCodec", dependencies: ["CTurboJPEG", "Imaging", "LinuxIO"]),
     .target(name: "CameraRoll", dependencies: ["LinuxIO", "KioskCore"]),

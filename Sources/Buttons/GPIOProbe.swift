@@ -1,4 +1,3 @@
-import CGPIOD
 import LinuxIO
 
 public struct GPIOLineInfo: Encodable, Sendable, Equatable {
@@ -25,13 +24,7 @@ public enum GPIOProbe {
 
   public static func describe(_ path: String) throws(ButtonError) -> GPIOChipInfo {
     let chip = try GPIOChip(path: path)
-    let lines = (0..<chip.lineCount).compactMap { offset -> GPIOLineInfo? in
-      guard let line = chip.line(offset) else { return nil }
-      return GPIOLineInfo(
-        offset: offset, name: gpiod_line_name(line).map { String(cString: $0) },
-        consumer: gpiod_line_consumer(line).map { String(cString: $0) }, used: gpiod_line_is_used(line),
-        direction: gpiod_line_direction(line) == Int32(GPIOD_LINE_DIRECTION_OUTPUT) ? "output" : "input")
-    }
+    let lines = (0..<chip.lineCount).compactMap { chip.info($0) }
     return GPIOChipInfo(path: path, name: chip.name, label: chip.label, lines: lines)
   }
 }

@@ -43,18 +43,26 @@ public enum JPEGEncoder {
   /// Compresses full-range planes at `quality` (1-100) into a baseline JFIF JPEG. The chroma geometry
   /// picks the sampling: half width is 4:2:2, half width and height 4:2:0, full size 4:4:4.
   public static func encode(_ image: some YCbCrPlanes, quality: Int) throws(JPEGError) -> [UInt8] {
-    try image.luma.withUnsafeBufferPointer { (y) throws(JPEGError) in
-      try image.cb.withUnsafeBufferPointer { (u) throws(JPEGError) in
-        try image.cr.withUnsafeBufferPointer { (v) throws(JPEGError) in
-          try encode(
-            YCbCrPlaneView(
-              width: image.width, height: image.height, chromaWidth: image.chromaWidth, chromaHeight: image.chromaHeight,
-              luma: y.baseAddress!, cb: u.baseAddress!, cr: v.baseAddress!, lumaStride: image.width,
-              chromaStride: image.chromaWidth),
-            quality: quality)
+    // The throw is carried out of the buffers' closures as a Result: Swift 6.0's withUnsafeBufferPointer
+    // rethrows untyped errors, which a typed throws cannot pass on.
+    let encoded: Result<[UInt8], JPEGError> = image.luma.withUnsafeBufferPointer { y in
+      image.cb.withUnsafeBufferPointer { u in
+        image.cr.withUnsafeBufferPointer { v in
+          do throws(JPEGError) {
+            return .success(
+              try encode(
+                YCbCrPlaneView(
+                  width: image.width, height: image.height, chromaWidth: image.chromaWidth,
+                  chromaHeight: image.chromaHeight, luma: y.baseAddress!, cb: u.baseAddress!, cr: v.baseAddress!,
+                  lumaStride: image.width, chromaStride: image.chromaWidth),
+                quality: quality))
+          } catch {
+            return .failure(error)
+          }
         }
       }
     }
+    return try encoded.get()
   }
 
   /// Compresses the planes `view` sees (a whole picture, or the rows of one band of it) the same way.

@@ -171,7 +171,8 @@ enum CapabilityProbe {
     do {
       let lines = try PanelLines(
         chip: config.buttons.chip, lines: [(role, reference)],
-        wiring: ButtonWiring(activeLow: config.buttons.activeLow, bias: config.buttons.bias))
+        wiring: ButtonWiring(activeLow: config.buttons.activeLow, bias: config.buttons.bias),
+        kernelDebounce: config.buttons.minimumPulse)
       return (.pass(capability, lines.descriptions.joined(separator: "; ") + ": requested"), lines)
     } catch {
       return (.fail(capability, "\(error)"), nil)

@@ -58,8 +58,10 @@ public final class EventLoop {
     stopping = false
     var events = [epoll_event](repeating: epoll_event(), count: 32)
     while !stopping {
-      let count = try events.withUnsafeMutableBufferPointer { (buffer) throws(SystemCallError) -> CInt in
-        try systemCall("epoll_wait") { epoll_wait(epoll.raw, buffer.baseAddress, CInt(buffer.count), -1) }
+      // The throwing call stays outside the buffer's closure: Swift 6.0's withUnsafeMutableBufferPointer
+      // rethrows untyped errors, which a typed throws cannot pass on.
+      let count = try systemCall("epoll_wait") {
+        events.withUnsafeMutableBufferPointer { buffer in epoll_wait(epoll.raw, buffer.baseAddress!, CInt(buffer.count), -1) }
       }
       for index in 0..<Int(count) {
         let fd = events[index].data.fd

@@ -9,8 +9,10 @@ public struct Directory: ~Copyable {
   private let fd: OwnedFD
 
   public init(path: String) throws(SystemCallError) {
-    self.path = path
+    // Stored after the throwing open, not before it: Swift 6.0.3 crashes (SIL memory lifetime) on a
+    // noncopyable init that stores a property and then throws.
     fd = try OwnedFD(opening: path, flags: O_RDONLY | O_DIRECTORY)
+    self.path = path
   }
 
   /// Creates `name` exclusively for writing (fails with EEXIST if it is there).

@@ -9,7 +9,6 @@ public struct UnixListener: ~Copyable {
 
   /// Binds `path` (replacing a stale socket left by a crash) with permissions `mode`.
   public init(path: String, mode: mode_t = 0o660, group: gid_t? = nil) throws(SystemCallError) {
-    self.path = path
     let listener = OwnedFD(
       adopting: try systemCall("socket") {
         socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
@@ -24,6 +23,9 @@ public struct UnixListener: ~Copyable {
     try systemCall("chmod \(path)") { chmod(path, mode) }
     if let group { try systemCall("chown \(path)") { chown(path, uid_t.max, group) } }
     try systemCall("listen \(path)") { listen(listener.raw, 8) }
+    // Both stored after the last throwing call: Swift 6.0.3 crashes (SIL memory lifetime) on a noncopyable
+    // init that stores a property and then throws.
+    self.path = path
     fd = listener
   }
 

@@ -115,7 +115,7 @@ public struct AVCDecoderConfiguration: Sendable, Equatable {
     out += [UInt8(pictureParameterSet.count >> 8), UInt8(pictureParameterSet.count & 0xFF)] + pictureParameterSet
     if [100, 110, 122, 144].contains(profile) {
       // The High profiles' extension; what the encoder is given: 4:2:0 and 8 bits.
-      out += [0xFC | 1, 0xF8 | 0, 0xF8 | 0, 0]
+      out += [0xFC | 1, 0xF8 | 0, 0xF8 | 0, 0] as [UInt8]
     }
     return out
   }

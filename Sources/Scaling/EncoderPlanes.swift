@@ -39,7 +39,7 @@ public enum EncoderPlanes {
       }
     }
     for (source, destination) in [(planes.cb, target.cb), (planes.cr, target.cr)] {
-      source.withUnsafeBufferPointer { chroma in
+      source.withUnsafeBufferPointer { (chroma) -> Void in
         ScalePlane(
           chroma.baseAddress, Int32(planes.chromaWidth), Int32(planes.chromaWidth), Int32(planes.chromaHeight), destination,
           Int32(target.chromaStride), Int32(target.chromaWidth), Int32(target.chromaHeight), kFilterBox)

@@ -46,8 +46,8 @@ public enum FrameZoom {
     let down = source.chromaHeight < source.height ? 2 : 1
     func scaled(_ plane: [UInt8], width: Int, height: Int, _ x: Int, _ y: Int, _ cropWidth: Int, _ cropHeight: Int) -> [UInt8] {
       var out = [UInt8](repeating: 0, count: width * height)
-      plane.withUnsafeBufferPointer { input in
-        out.withUnsafeMutableBufferPointer { output in
+      plane.withUnsafeBufferPointer { (input) -> Void in
+        out.withUnsafeMutableBufferPointer { (output) -> Void in
           ScalePlane(input.baseAddress! + y * width + x, Int32(width), Int32(cropWidth), Int32(cropHeight),
             output.baseAddress, Int32(width), Int32(width), Int32(height), kFilterBilinear)
         }

@@ -87,7 +87,8 @@ import Testing
       #expect(djpeg.status == 0 && djpeg.stderr.isEmpty, "djpeg: \(djpeg.stderr)")
     }
     let decoded = try Data(contentsOf: URL(fileURLWithPath: path + ".ppm"))
-    #expect(decoded == (try Data(contentsOf: URL(fileURLWithPath: wholePath + ".ppm"))), "djpeg: bands and whole differ")
+    let decodedWhole = try Data(contentsOf: URL(fileURLWithPath: wholePath + ".ppm"))
+    #expect(decoded == decodedWhole, "djpeg: bands and whole differ")
     let ffmpeg = try peer(["/usr/bin/ffmpeg", "-v", "error", "-i", path, "-f", "null", "-"])
     #expect(ffmpeg.status == 0 && ffmpeg.stderr.isEmpty, "ffmpeg: \(ffmpeg.stderr)")
   }

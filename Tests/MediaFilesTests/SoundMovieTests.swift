@@ -162,7 +162,8 @@ import VideoCodec
     let config = try #require(format.audioSpecificConfig)
     // 5 bits object type (2: AAC LC), 4 bits frequency index (3: 48 kHz), 4 bits channel configuration (1).
     #expect(config.count >= 2 && config[0] >> 3 == 2 && (config[0] & 7) << 1 | config[1] >> 7 == 3 && (config[1] >> 3) & 15 == 1)
-    #expect(config == (try AACEncoder(sampleRate: 48_000, channels: 1).audioSpecificConfig))
+    let encoders = try AACEncoder(sampleRate: 48_000, channels: 1).audioSpecificConfig
+    #expect(config == encoders)
     // stts: every AAC frame 1024 samples; co64: each sound chunk inside the mdat of a picture chunk's fragment.
     let stts = try #require(Self.children(bytes, in: stbl.range).first { $0.type == "stts" })
     #expect(Self.word(bytes, stts.range.lowerBound + 4) == 1 && Self.word(bytes, stts.range.lowerBound + 12) == 1024)

@@ -44,8 +44,9 @@ import VideoCodec
   @Test func theParameterSetsAreFoundInFrontOfTheFirstPictureOrInABufferOfTheirOwn() throws {
     let (header, packets) = try Self.x264Stream(count: 3)
     let wanted = try #require(AVCDecoderConfiguration(annexB: header)).record
-    let joined = [header + packets[0].bytes] + packets.dropFirst().map(\.bytes)
-    let separate = [header] + packets.map(\.bytes)
+    let first: [UInt8] = header + packets[0].bytes
+    let joined: [[UInt8]] = [first] + packets.dropFirst().map { $0.bytes }
+    let separate: [[UInt8]] = [header] + packets.map { $0.bytes }
     for stream in [joined, separate] {
       let found = try #require(V4L2H264Encoder.parameterSets(in: stream))
       #expect(AVCDecoderConfiguration(annexB: found)?.record == wanted)

@@ -79,7 +79,10 @@ import Testing
     // what must never be copied.
     let (lumaStride, chromaStride) = (9, 5)
     func plane(_ tag: UInt8, stride: Int, columns: Int, rows: Int) -> [UInt8] {
-      (0..<(stride * rows)).map { $0 % stride < columns ? tag &+ UInt8(($0 / stride) * 16 + $0 % stride) : 0xAB }
+      (0..<(stride * rows)).map { index -> UInt8 in
+        let (row, column) = index.quotientAndRemainder(dividingBy: stride)
+        return column < columns ? tag &+ UInt8(row * 16 + column) : 0xAB
+      }
     }
     let luma = plane(0x10, stride: lumaStride, columns: width, rows: height)
     let cb = plane(0x80, stride: chromaStride, columns: 3, rows: 2)

@@ -47,7 +47,7 @@ struct GPIOLineSource: PanelLineSource {
     return try PanelLines(
       chip: config.buttons.chip, lines: roles,
       wiring: ButtonWiring(activeLow: config.buttons.activeLow, bias: config.buttons.bias),
-      outputs: outputs, outputsActiveLow: config.outputs.activeLow)
+      kernelDebounce: config.buttons.minimumPulse, outputs: outputs, outputsActiveLow: config.outputs.activeLow)
   }
 }
 
