@@ -35,7 +35,13 @@ STORAGE_ONLY := aPowerCutAtEveryPoint|aPowerCutOfTheWholeBoard|aSlowCardNeverHol
 # make test has the microphone pulled mid-recording (about 20 s).
 SOUND_ONLY := aMovieWithTheLoopbacksBeeps
 
-.PHONY: all deps build release check test storage-test sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench clean
+# The Pi build's host tools: mmdebstrap makes the trixie build root and arm64 sysroot, qemu-user-static runs the
+# aarch64 binary and its tests (no binfmt_misc here: called by name).
+PI_PACKAGES := mmdebstrap qemu-user-static file binutils util-linux ffmpeg python3
+# make pi-test's board step: the device tests that drive buttons and lamps on gpio-sim, run with the libgpiod 2 build.
+PI_BUTTON_TESTS := Controls|theTallyLampIsLitExactlyWhileRecording|aFlashStillIsTakenInTheLampsLight|theCameraButtonCyclesThroughTheConfiguredCameras|buttonsWhoseChipGoesAwayAreLetGoAndRequestedAgain|aFlashMissingAtStartStaysOffUntilRestart|pressesGiveConsecutiveFilesThatPeersValidate|aMissingOptionalModeButtonIsLoggedOnceAndStillsAreTaken|aMissingFlashLampIsOffWhenOptionalAndFatalWhenRequired|probeJSONDescribesTheBoardsDevices
+
+.PHONY: all deps pi-deps build release check test storage-test sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test clean
 
 all: build
 
@@ -55,6 +61,15 @@ deps:
 	@[ -d /run/sshd ] || install -d -m 0755 /run/sshd 2>/dev/null || echo "no /run/sshd (run make as root): the sshd drop-in test will fail" >&2
 	@command -v vng >/dev/null || { echo "Installing virtme-ng"; pip install -q virtme-ng; }
 	@command -v swift >/dev/null || { echo "Swift 6 is needed at /opt/swift or on PATH" >&2; exit 1; }
+
+## pi-deps: the Pi build's host tools, installed when missing (as deps does).
+pi-deps:
+	@missing=$$(for p in $(PI_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages:" $$missing; \
+	  if [ "$$(id -u)" -ne 0 ]; then echo "run as root, or install these yourself" >&2; exit 1; fi; \
+	  apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+	fi
 
 build: deps
 	swift build
@@ -139,6 +154,26 @@ run: deps release
 screenshot:
 	$(BOARD) screendump $(BOARD_DIR)/screen.png
 	@echo "$(BOARD_DIR)/screen.png"
+
+## pi: kioskcam for a Raspberry Pi (aarch64, Debian 13 / Raspberry Pi OS trixie), from Debian packages only: a
+## trixie build root and an arm64 sysroot (cached in .build/pi, remade when their package lists change),
+## trixie's Swift 6.0.3 and libgpiod 2.2; static Swift runtime, stripped (board/pi/build.sh). Prints its time,
+## size and the packages it needs on the Pi.
+pi: pi-deps
+	board/pi/build.sh
+
+## pi-test: the aarch64 binary and unit tests under qemu-aarch64 (board/pi/test.sh), then the board's button
+## and lamp tests on gpio-sim with the service built by 6.0.3 against libgpiod 2 (board/pi/board-build.sh).
+pi-test: pi-deps deps board-lint
+	PI_TESTS=1 board/pi/build.sh
+	board/pi/test.sh
+	board/pi/board-build.sh
+	@mkdir -p $(BOARD_DIR); $(BOARD) start > $(BOARD_DIR)/start.log 2>&1 & boot=$$!; \
+	swift build --build-tests; built=$$?; wait $$boot; booted=$$?; cat $(BOARD_DIR)/start.log; \
+	if [ $$built -ne 0 ] || [ $$booted -ne 0 ]; then $(BOARD) stop; exit 1; fi
+	@set -o pipefail; KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_BINARY=$(CURDIR)/.build/pi/board-kioskcam \
+	  swift test --skip-build --filter '$(PI_BUTTON_TESTS)' 2>&1 | tee $(BOARD_DIR)/pi-button-test.log; \
+	status=$$?; $(BOARD) stop; exit $$status
 
 clean:
 	-$(BOARD) stop

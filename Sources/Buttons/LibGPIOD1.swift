@@ -9,6 +9,11 @@
   import KioskCore
   import LinuxIO
 
+  /// The libgpiod the service runs with, for `kioskcam --version`.
+  public enum GPIOLibrary {
+    public static var version: String { "libgpiod " + String(cString: gpiod_version_string()) }
+  }
+
   /// One open GPIO chip; lines taken from it live as long as it does.
   final class GPIOChip {
     private let raw: OpaquePointer

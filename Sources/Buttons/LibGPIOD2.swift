@@ -6,6 +6,11 @@
   import KioskCore
   import LinuxIO
 
+  /// The libgpiod the service runs with, for `kioskcam --version`.
+  public enum GPIOLibrary {
+    public static var version: String { "libgpiod " + String(cString: gpiod_api_version()) }
+  }
+
   /// One open GPIO chip. Unlike 1.6, a request outlives its chip in libgpiod 2; the lines keep it anyway, so
   /// that `isGone` can ask it.
   final class GPIOChip {

@@ -1,3 +1,4 @@
+import Buttons
 import CameraRoll
 import Foundation
 import KioskCore
@@ -6,7 +7,8 @@ import LinuxIO
 /// The command line of README.md (Commands), parsed into what to do. The executable only calls `main`.
 public enum Commands {
   public static let usage = """
-    usage: kioskcam run [--config PATH]
+    usage: kioskcam --version
+           kioskcam run [--config PATH]
            kioskcam probe [--json] [--config PATH]
            kioskcam check-config [--config PATH]
            kioskcam shutter [--socket PATH | --config PATH]
@@ -95,6 +97,9 @@ public enum Commands {
       } else {
         for item in items { print(item.text) }
       }
+    case "--version", "version":
+      try options.finish()
+      print(BuildInfo.line)
     case "help", "--help", "-h":
       print(usage)
     default:

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
 import Testing
 
 @testable import KioskCore
@@ -138,7 +141,8 @@ struct ConfigFuzzer {
 
 @Suite struct ConfigFuzzTests {
   static let seed: UInt64 = 0x6B69_6F73_6B63_616D
-  static let inputs = 100_000
+  /// KIOSKCAM_FUZZ_INPUTS takes the first N of the same sequence: make pi-test runs 5,000 under emulation.
+  static let inputs = getenv("KIOSKCAM_FUZZ_INPUTS").flatMap { Int(String(cString: $0)) } ?? 100_000
 
   /// Every input comes back as a configuration or as problems that each name a real line of the input.
   /// Finishing at all is the other half of the proof: no input crashes or hangs the parser.

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# make pi: kioskcam for a Raspberry Pi (aarch64, Debian 13 / Raspberry Pi OS trixie), cross-built by trixie's
+# Swift 6.0.3 in the build root against the arm64 sysroot (board/pi/roots.sh makes both), stripped, into
+# .build/pi/kioskcam. Prints how long it took, its size, and the Debian packages it needs on the Pi.
+# PI_TESTS=1 builds the unit tests for aarch64 too (make pi-test runs them under qemu-aarch64).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+start=$SECONDS
+export PI_DIR=$PWD/.build/pi
+board/pi/roots.sh
+
+# A Swift SDK bundle (SE-0387) over the sysroot: SwiftPM's --triple/--sdk alone give clang the sysroot but
+# not swiftc (missing SwiftGlibc). Paths are as the build root sees the source tree (the same path as outside it).
+sdk=$PI_DIR/sdk/kioskcam-trixie-arm64.artifactbundle
+mkdir -p "$sdk/trixie-arm64"
+ln -sfn "$PI_DIR/sysroot" "$sdk/trixie-arm64/sysroot"
+cat > "$sdk/info.json" <<'JSON'
+{
+  "schemaVersion": "1.0",
+  "artifacts": {
+    "kioskcam-trixie-arm64": {
+      "type": "swiftSDK",
+      "version": "1",
+      "variants": [{ "path": "trixie-arm64", "supportedTriples": ["x86_64-unknown-linux-gnu", "x86_64-pc-linux-gnu"] }]
+    }
+  }
+}
+JSON
+cat > "$sdk/trixie-arm64/swift-sdk.json" <<'JSON'
+{
+  "schemaVersion": "4.0",
+  "targetTriples": {
+    "aarch64-unknown-linux-gnu": {
+      "sdkRootPath": "sysroot",
+      "swiftResourcesPath": "sysroot/usr/libexec/swift/lib/swift",
+      "swiftStaticResourcesPath": "sysroot/usr/libexec/swift/lib/swift_static",
+      "toolsetPaths": ["toolset.json"]
+    }
+  }
+}
+JSON
+# swift-driver reads an SDK's version from SDKSettings.json (a Darwin SDK's file) and warns on every compile
+# without one: a Linux sysroot has no version to give, so it is given an empty one.
+[ -f "$PI_DIR/sysroot/SDKSettings.json" ] || echo '{ "Version": "0.0", "CanonicalName": "debian-trixie-arm64" }' > "$PI_DIR/sysroot/SDKSettings.json"
+# lld, the toolchain's own; no rpath into the build root's toolchain (the static stdlib needs none on the Pi).
+cat > "$sdk/trixie-arm64/toolset.json" <<'JSON'
+{
+  "schemaVersion": "1.0",
+  "swiftCompiler": { "extraCLIOptions": ["-use-ld=lld", "-no-toolchain-stdlib-rpath"] }
+}
+JSON
+
+# pkg-config (Package.swift's libgpiod question too) answers from the sysroot.
+cross() {
+  PKG_CONFIG_SYSROOT_DIR=$PI_DIR/sysroot \
+  PKG_CONFIG_LIBDIR=$PI_DIR/sysroot/usr/lib/aarch64-linux-gnu/pkgconfig:$PI_DIR/sysroot/usr/share/pkgconfig \
+    board/pi/in-root.sh swift build --scratch-path .build/pi/arm64 \
+      --swift-sdks-path .build/pi/sdk --swift-sdk kioskcam-trixie-arm64 "$@"
+}
+echo "pi: building kioskcam for aarch64 (Swift 6.0.3, trixie)"
+cross -c release --static-swift-stdlib --product kioskcam
+if [ -n "${PI_TESTS:-}" ]; then
+  echo "pi: building the unit tests for aarch64"
+  cross --build-tests
+fi
+board/pi/in-root.sh aarch64-linux-gnu-strip -o .build/pi/kioskcam .build/pi/arm64/aarch64-unknown-linux-gnu/release/kioskcam
+echo "pi: built in $((SECONDS - start)) s: .build/pi/kioskcam"
+file -b .build/pi/kioskcam | cut -d, -f1-2
+echo "pi: $(du -h .build/pi/kioskcam | cut -f1) stripped; on the Pi it needs:"
+# The packages that hold its libraries: trixie's names are the same for amd64, whose packages the root has.
+patterns=()
+# (The ELF interpreter, ld-linux-aarch64.so.1, is named by libc6's arm64 package only: it is libc6 too.)
+for soname in $(readelf -d .build/pi/kioskcam | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -v '^ld-linux'); do
+  patterns+=("*/$soname")
+done
+board/pi/in-root.sh dpkg -S "${patterns[@]}" | cut -d: -f1 | sort -u | tr '\n' ' '
+echo
