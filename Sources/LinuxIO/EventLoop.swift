@@ -24,12 +24,26 @@ public struct Readiness: OptionSet, Sendable, CustomStringConvertible {
 ///
 /// Not thread-safe by design: everything registered here belongs to the thread that calls `run()`.
 /// Other threads reach the loop only through a `Mailbox`.
+///
+/// Each registration carries a generation beside its descriptor in `epoll_data`. One `epoll_wait` returns a
+/// batch; a handler early in it may unwatch and close a descriptor and open another that gets the same number
+/// (the camera button does, reopening a camera). The batch's later events for the old one then carry the old
+/// generation and are dropped, instead of reaching the new descriptor's handler as its own errors or hang-ups.
 public final class EventLoop {
   public typealias Handler = (Readiness) -> Void
 
+  private struct Registration {
+    let generation: UInt32
+    let handler: Handler
+  }
+
   private let epoll: OwnedFD
-  private var handlers: [CInt: Handler] = [:]
+  private var registrations: [CInt: Registration] = [:]
+  private var lastGeneration: UInt32 = 0
   private var stopping = false
+
+  /// Events dropped because they were collected for a registration that has since been removed or replaced.
+  public private(set) var staleEvents = 0
 
   public init() throws(SystemCallError) {
     epoll = OwnedFD(adopting: try systemCall("epoll_create1") { epoll_create1(CInt(EPOLL_CLOEXEC)) })
@@ -39,17 +53,26 @@ public final class EventLoop {
   public func watch(_ fd: FileDescriptor, for interest: Readiness = .readable, _ handler: @escaping Handler)
     throws(SystemCallError)
   {
+    // A change of interest keeps its generation: what was collected is for the same open descriptor.
+    let existing = registrations[fd.rawValue]
+    let generation: UInt32
+    if let existing {
+      generation = existing.generation
+    } else {
+      lastGeneration &+= 1
+      generation = lastGeneration
+    }
     var event = epoll_event()
     event.events = interest.rawValue
-    event.data.fd = fd.rawValue
-    let operation = handlers[fd.rawValue] == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD
+    event.data.u64 = UInt64(generation) << 32 | UInt64(UInt32(bitPattern: fd.rawValue))
+    let operation = existing == nil ? EPOLL_CTL_ADD : EPOLL_CTL_MOD
     try systemCall("epoll_ctl \(fd)") { epoll_ctl(epoll.raw, operation, fd.rawValue, &event) }
-    handlers[fd.rawValue] = handler
+    registrations[fd.rawValue] = Registration(generation: generation, handler: handler)
   }
 
   /// Forgets `fd`; safe to call from inside a handler, and for a descriptor already closed.
   public func unwatch(_ fd: FileDescriptor) {
-    guard handlers.removeValue(forKey: fd.rawValue) != nil else { return }
+    guard registrations.removeValue(forKey: fd.rawValue) != nil else { return }
     _ = epoll_ctl(epoll.raw, EPOLL_CTL_DEL, fd.rawValue, nil)
   }
 
@@ -64,10 +87,15 @@ public final class EventLoop {
         events.withUnsafeMutableBufferPointer { buffer in epoll_wait(epoll.raw, buffer.baseAddress!, CInt(buffer.count), -1) }
       }
       for index in 0..<Int(count) {
-        let fd = events[index].data.fd
-        // A handler earlier in this batch may have unwatched this descriptor.
-        guard let handler = handlers[fd] else { continue }
-        handler(Readiness(rawValue: events[index].events))
+        let data = events[index].data.u64
+        let fd = CInt(bitPattern: UInt32(truncatingIfNeeded: data))
+        // A handler earlier in this batch may have unwatched this descriptor, or watched a new one in its place.
+        guard let registration = registrations[fd], registration.generation == UInt32(truncatingIfNeeded: data >> 32)
+        else {
+          staleEvents += 1
+          continue
+        }
+        registration.handler(Readiness(rawValue: events[index].events))
         if stopping { break }
       }
     }
