@@ -76,10 +76,13 @@ public final class CameraRoll: Sendable {
     }
     let highest = [Self.highestOnDisk(dcim: "\(root)/DCIM"), Self.readCounter(root: root)].compactMap { $0 }.max()
     counter = Mutex(highest.map { $0.next } ?? .first)
-    removeLeftovers()
+    sweptAtOpen = Self.removeLeftovers(dcim: "\(root)/DCIM")
     repairRecords()
     keepRecordReserve()
   }
+
+  /// The half-written files a crash left that opening the roll removed (`DCIM/100KIOSK/.tmp-...`).
+  public let sweptAtOpen: [String]
 
   /// The roll's storage is back (a card put back in, or remounted after an error): it may hold what the loss
   /// left, and it may not even be the card that went. Leftovers go and a torn record is closed, as at start,
@@ -89,7 +92,7 @@ public final class CameraRoll: Sendable {
     counter.withLock { next in
       let highest = [Self.highestOnDisk(dcim: dcim), Self.readCounter(root: root)].compactMap { $0 }.max()
       if let highest, let current = next, highest >= current { next = highest.next }
-      removeLeftovers()
+      _ = Self.removeLeftovers(dcim: dcim)
     }
     repairRecords()
     keepRecordReserve()
@@ -221,14 +224,16 @@ public final class CameraRoll: Sendable {
 
   /// Half-written files from a crash: hidden names that nobody pulling the roll should ever receive.
   /// Interrupted recordings (`.rec-`) are not among them: they are recovered (`interruptedRecordings`).
-  private func removeLeftovers() {
+  private static func removeLeftovers(dcim: String) -> [String] {
+    var removed: [String] = []
     for folderName in DirectoryListing.names(in: dcim) where RollNumber.folderNumber(of: folderName) != nil {
       guard let folder = try? Directory(path: "\(dcim)/\(folderName)") else { continue }
       for name in DirectoryListing.names(in: "\(dcim)/\(folderName)") where name.hasPrefix(Self.temporaryPrefix) {
-        try? folder.remove(name)
+        if (try? folder.remove(name)) != nil { removed.append("DCIM/\(folderName)/\(name)") }
       }
       try? folder.sync()
     }
+    return removed
   }
 }
 

@@ -67,7 +67,7 @@ public struct MovieSummary: Sendable {
   var audioSeconds = 0.0
 
   /// Seconds to the millisecond, as the log and the record give them.
-  var roundedSeconds: Double { (seconds * 1000).rounded() / 1000 }
+  public var roundedSeconds: Double { (seconds * 1000).rounded() / 1000 }
 
   var record: ItemRecord {
     var record = ItemRecord(

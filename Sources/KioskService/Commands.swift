@@ -16,6 +16,7 @@ public enum Commands {
            kioskcam zoom in|out|reset [--socket PATH | --config PATH]
            kioskcam status [--json] [--socket PATH | --config PATH]
            kioskcam roll list [--json] [--config PATH]
+           kioskcam roll recover [--path DIR] [--config PATH]
     """
 
   /// Runs one command and returns its exit status; every failure is one plain reason on standard error.
@@ -82,21 +83,7 @@ public enum Commands {
       }
       print(reply.trimmingCharacters(in: .newlines))
     case "roll":
-      guard options.subcommand() == "list" else { throw .usage("roll needs a subcommand: list") }
-      let json = options.flag("--json")
-      let path = try options.value("--config") ?? Config.defaultPath
-      try options.finish()
-      let root = try ConfigLoader.load(path).roll.path
-      guard FileStatus.isDirectory(root) else { throw .io("camera roll \(root): no such directory") }
-      let items = CameraRoll.list(root: root)
-      if json {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(items) else { throw .io("cannot encode the roll listing") }
-        print(String(decoding: data, as: UTF8.self))
-      } else {
-        for item in items { print(item.text) }
-      }
+      try roll(&options)
     case "--version", "version":
       try options.finish()
       print(BuildInfo.line)
@@ -144,15 +131,5 @@ struct Options {
 
   func finish() throws(ServiceError) {
     if let first = remaining.first { throw .usage("unexpected argument '\(first)'") }
-  }
-}
-
-extension ListedItem {
-  /// One line for people: file, size, and what the record says.
-  var text: String {
-    guard let record else { return "\(file)  \(bytes) bytes  (no record)" }
-    let lag = (record.shutterLagMilliseconds * 10).rounded() / 10
-    return "\(file)  \(record.mediaType) \(record.width)x\(record.height) \(record.sourceFormat)  \(bytes) bytes  "
-      + "captured \(record.captured)  shutter lag \(lag) ms" + (record.crop.map { "  crop \($0)" } ?? "")
   }
 }

@@ -125,7 +125,7 @@ struct Startup {
       flashLead: flashLamp == nil ? nil : config.outputs.flashLead,
       flashForMovies: config.outputs.flashForMovies, cameras: max(1, config.camera.cycle.count),
       browseIdle: config.review.idle, allowDelete: config.review.allowDelete)
-    if let roll { MovieSink.recover(roll) }
+    if let roll { _ = RollRecovery.run(roll) }
     logFindings(config, verdict, gate)
   }
 

@@ -229,11 +229,6 @@ final class MovieSink: MovieDriver {
   func saved(_ movie: MovieSummary) { saved += 1 }
   func failed() { failures += 1 }
 
-  /// Publishes what crashes left of recordings, before anything new is numbered.
-  static func recover(_ roll: CameraRoll) {
-    for result in MovieRecorder.recoverInterrupted(roll) { report(result) }
-  }
-
   private static func report(_ result: Result<MovieSummary, RollError>) {
     switch result {
     case .success:

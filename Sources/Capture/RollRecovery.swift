@@ -1,0 +1,22 @@
+import CameraRoll
+import KioskCore
+import LinuxIO
+
+/// What a crash or a power cut left on a roll, put right: the service does it at start, before anything new is
+/// numbered, and `kioskcam roll recover` does exactly the same to a roll folder with no camera, display or
+/// buttons (a card whose appliance died, in a reader). Opening the roll (`CameraRoll.init`) removes half-written
+/// stills and closes a torn record; this then finishes and publishes each interrupted recording from its
+/// complete fragments, with its record, or removes one that has none.
+public enum RollRecovery {
+  /// The recovered movies, and what could not be recovered (each also logged, as the service logs them).
+  public static func run(_ roll: CameraRoll) -> [Result<MovieSummary, RollError>] {
+    let results = MovieRecorder.recoverInterrupted(roll)
+    for result in results {
+      switch result {
+      case .success: MovieSummary.report(result)
+      case .failure(let error): log("interrupted recording not recovered: \(error)")
+      }
+    }
+    return results
+  }
+}
