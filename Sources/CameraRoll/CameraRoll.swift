@@ -12,6 +12,9 @@ public enum RollError: Error, Sendable, CustomStringConvertible {
   /// Every DCF number up to 999-9999 is used.
   case exhausted
   case io(SystemCallError)
+  /// An interrupted recording with no complete fragment (cut before its first was durable): nothing to play,
+  /// so it was removed. The roll is whole; this is said, not failed.
+  case nothingToRecover(String)
 
   /// The card failed the write (EIO, or read-only since one): it is not to be written again until it is
   /// put back.
@@ -24,6 +27,7 @@ public enum RollError: Error, Sendable, CustomStringConvertible {
     case .unavailable(let text): text
     case .exhausted: "camera roll full: all DCF numbers up to 999-9999 are used"
     case .io(let error): error.description
+    case .nothingToRecover(let name): "\(name): no complete fragment, removed"
     }
   }
 }

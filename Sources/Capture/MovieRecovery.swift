@@ -60,7 +60,7 @@ extension MovieRecorder {
         }
         guard let writer, writer.samplesWritten > 0 else {
           roll.removeRecording(folder: folder, name: name)
-          results.append(.failure(.unavailable("\(folder)/\(name): no complete fragment, removed")))
+          results.append(.failure(.nothingToRecover("\(folder)/\(name)")))
           continue
         }
         let item = try roll.publishRecording(folder: folder, name: name, kind: .movie)

@@ -64,6 +64,8 @@ extension Commands {
       switch result {
       case .success(let movie):
         print("recovered \(movie.item.relativePath): \(movie.frames) frames, \(movie.roundedSeconds) s")
+      case .failure(.nothingToRecover(let name)):
+        print("removed \(name): no complete fragment, nothing to play")
       case .failure(let error):
         print("not recovered: \(error)")
         failed.append("\(error)")

@@ -8,6 +8,10 @@ enum Card {
   static let mount = "/run/kioskcam-card"
   /// `make storage-test` sets it: the long storage tests run only there, and the card tests on both file systems.
   static let full = ProcessInfo.processInfo.environment["KIOSKCAM_STORAGE_TESTS"] == "full"
+  /// Where the card's parts lie in the board's disk image (kioskboard/disk.py: CARD_MB, LOG_MB; guest-card.sh):
+  /// the card, its replay target, then dm-log-writes' log.
+  static let cardBytes = 128 << 20
+  static let logOffset = 2 * cardBytes
 
   /// What a card test that holds on either file system runs on: ext4 (as the appliance ships) and vfat (as cards
   /// are sold) in `make storage-test`; in `make test` vfat alone, where make test's other card tests are ext4.

@@ -10,6 +10,8 @@ extension BoardDeviceTests {
   struct CutPoint: Decodable {
     struct Check: Decodable {
       let fsck: Int?
+      /// host-cut-check.sh: 2 when fsck.fat needed a second pass to leave the card clean.
+      let fsck_passes: Int?
       let recovery: String?
       let roll: RollCheck?
       let error: String?
@@ -76,6 +78,31 @@ extension BoardDeviceTests {
     return try lines.dropFirst().map { try JSONDecoder().decode(CutPoint.self, from: Data($0.utf8)) }
   }
 
+  /// Replays the card's log on the host (board/virtual/host-cut-check.sh: fsck, the files read out without a
+  /// mount, `kioskcam roll recover`, guest-roll-check.py), the guest idle: the log is read where it lies in the
+  /// board's disk image and each point checked on a sparse copy of the replayed card, two at a time.
+  func replayCutsOnHost(fileSystem: String, points: String, limit: Int) throws -> [CutPoint] {
+    let state = try #require(Board.stateDirectory)
+    let work = "\(state)/cuts-\(fileSystem)"
+    try? FileManager.default.removeItem(atPath: work)
+    try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: work) }
+    // The replay target starts as the card did before `guest-card.sh record`: zeroed, the card's size.
+    let target = "\(work)/card.img"
+    try #require(FileManager.default.createFile(atPath: target, contents: nil))
+    try #require(truncate(target, off_t(Card.cardBytes)) == 0)
+    let check = "FS=\(fileSystem) KIOSKCAM=\(Board.binary) VERDICTS=\(work)/verdicts sh \(Board.repository)/board/virtual/host-cut-check.sh"
+    let replay = try Board.host(
+      [
+        "/usr/bin/python3", "\(Board.repository)/board/virtual/replay-log-writes.py", "replay",
+        "\(state)/card.img@\(Card.logOffset)", target, "--start-mark", "mkfs", "--points", points, "--limit", "\(limit)",
+        "--copies", work, "--jobs", "2", "--check", check,
+      ], timeout: 3600)
+    let lines = replay.stdout.split(separator: "\n")
+    print("power cut on the host: \(lines.first ?? "no output") \(replay.stderr)")
+    return try lines.dropFirst().map { try JSONDecoder().decode(CutPoint.self, from: Data($0.utf8)) }
+  }
+
   /// The roll's promises at every cut: fsck repaired or clean and then clean, the card mounts, the service
   /// starts, every visible file whole, nothing hidden left after the start, each record agreeing with its
   /// file, every file the session published before the point's mark there with it, and no number ever
@@ -83,6 +110,7 @@ extension BoardDeviceTests {
   func expectSound(_ cuts: [CutPoint], published files: [String], _ label: String) {
     #expect(!cuts.isEmpty, "\(label): no point replayed")
     var repaired = 0
+    var secondPasses = 0
     for cut in cuts {
       let roll = cut.check.roll
       let promised = cut.mark.flatMap { mark in
@@ -98,13 +126,16 @@ extension BoardDeviceTests {
       let strangers = visible.filter { !files.contains($0) }
       if !strangers.isEmpty { found.append("a number the session used for something else: \(strangers)") }
       if (cut.check.fsck ?? 0) > 0 { repaired += 1 }
+      if (cut.check.fsck_passes ?? 1) > 1 { secondPasses += 1 }
       if !found.isEmpty || !(cut.check.recovery ?? "").isEmpty {
         print("power cut \(label): point \(cut.point) \(cut.flags) after \(cut.mark ?? "-"): fsck \(cut.check.fsck ?? -1), "
           + "visible \(visible.count), recovery [\(cut.check.recovery ?? "")]\(found.isEmpty ? "" : ", FOUND \(found)")")
       }
       #expect(found.isEmpty, "\(label) point \(cut.point) \(cut.flags) after \(cut.mark ?? "-"): \(found)")
     }
-    print("power cut \(label): \(cuts.count) points replayed, fsck repaired \(repaired), session \(files)")
+    print(
+      "power cut \(label): \(cuts.count) points replayed, fsck repaired \(repaired) (a second pass at \(secondPasses)), "
+        + "session \(files)")
   }
 
   /// A sample: a short session on ext4 (a kill -9 mid-recording among it), replayed at two random points
@@ -117,11 +148,19 @@ extension BoardDeviceTests {
     expectSound(cuts, published: files, "ext4 sample")
   }
 
-  @Test(.enabled(if: Card.full, "make storage-test runs it"), arguments: ["ext4", "vfat"])
-  func aPowerCutAtEveryPointLeavesAWholeRoll(fileSystem: String) throws {
-    let (config, files) = try recordSession("cutall\(fileSystem)", fileSystem: fileSystem, stills: 20)
-    let cuts = try replayCuts(config, fileSystem: fileSystem, points: "all", limit: 0)
-    expectSound(cuts, published: files, "\(fileSystem) every point")
+  /// A session replayed on the host: in `make test` a short one (two stills, the movies) at 20 points spread
+  /// over its flushes, FUAs and marks and ten random writes; in `make storage-test` a session of 20 stills at
+  /// every flush, FUA and mark and 100 random writes (xfstests' generic/482 set), on ext4 and on vfat. vfat is
+  /// storage-test's only: it finds a cut inside a still's rename that fsck.fat leaves as an empty visible file
+  /// (issue 36), which make test must not fail on until the recovery handles it.
+  @Test(arguments: Card.full ? ["ext4", "vfat"] : ["ext4"])
+  func aPowerCutReplayedOnTheHostLeavesAWholeRoll(fileSystem: String) throws {
+    let (_, files) = try recordSession("hostcut\(fileSystem)", fileSystem: fileSystem, stills: Card.full ? 20 : 2)
+    let started = Date()
+    let cuts = try replayCutsOnHost(
+      fileSystem: fileSystem, points: Card.full ? "all" : "flushes,random:10", limit: Card.full ? 0 : 20)
+    expectSound(cuts, published: files, "\(fileSystem) on the host")
+    print("power cut on the host: \(fileSystem): \(cuts.count) points in \(Int(Date().timeIntervalSince(started))) s")
   }
 
   /// The board's power cut end to end: the host kills QEMU with SIGKILL (`board power-cut`; the card is

@@ -58,8 +58,11 @@ def judged(path, kind, cache):
             pass
     verdict = (peer(path, kind), None if kind == "JPG" else frames(path))
     if cache:
-        with open(key, "w") as f:
+        # Whole or not at all: checks of several points may share the cache at once (host-cut-check.sh).
+        os.makedirs(cache, exist_ok=True)
+        with open("%s.%d" % (key, os.getpid()), "w") as f:
             json.dump(verdict, f)
+        os.replace("%s.%d" % (key, os.getpid()), key)
     return verdict
 
 

@@ -14,6 +14,7 @@ such prefix (what was not yet flushed is the cache's, and a cut may lose it).
 usage:
   replay-log-writes.py entries LOG                    one line an entry: index, flags, sector, count, mark
   replay-log-writes.py replay LOG TARGET [options]    rebuild TARGET at each point and run --check there
+LOG may be FILE@OFFSET: the log starts OFFSET bytes into FILE (the board's card.img, read on the host).
     --start-mark NAME    points only after this mark (the file system made: "mkfs")
     --points flushes     every entry flagged FLUSH or FUA, and every mark
     --points random:N    N entries chosen at random (--seed) among the writes after --start-mark
@@ -21,10 +22,15 @@ usage:
     --limit N            at most N points, spread evenly over the chosen ones (a sample)
     --check CMD          run at each point with POINT=<index> FLAGS=<...> MARK=<last mark> in its environment;
                          its stdout line is printed after the point's description, its exit status noted
-TARGET must start as the logged device did (zeroed, like the card before `guest-card.sh record`). The check
-must leave TARGET as it found it (guest-cut-check.sh writes through a snapshot).
+    --copies DIR         give each check a copy of TARGET as it stood at the point (IMAGE=DIR/point-N.img,
+                         sparse, the check's to delete) instead of TARGET itself, so that checks run beside
+                         the replay and each other
+    --jobs N             checks at once (with --copies; default 1)
+TARGET must start as the logged device did (zeroed, like the card before `guest-card.sh record`). A check on
+TARGET itself must leave it as it found it (guest-cut-check.sh writes through a snapshot).
 """
 
+import concurrent.futures
 import fcntl
 import json
 import os
@@ -41,13 +47,15 @@ BLKZEROOUT = 0x127F  # _IO(0x12, 127), linux/fs.h
 
 class Log:
     def __init__(self, path):
+        path, _, base = path.partition("@")
+        self.base = int(base or 0)
         self.fd = os.open(path, os.O_RDONLY)
-        magic, version, count = struct.unpack("<QQQ", os.pread(self.fd, 24, 0))
-        (self.sectorsize,) = struct.unpack("<I", os.pread(self.fd, 4, 24))
+        magic, version, count = struct.unpack("<QQQ", os.pread(self.fd, 24, self.base))
+        (self.sectorsize,) = struct.unpack("<I", os.pread(self.fd, 4, self.base + 24))
         if magic != MAGIC or version != 1:
             sys.exit("%s: not a dm-log-writes log (magic %#x, version %d)" % (path, magic, version))
         self.entries = []  # (offset of data, sector, nr_sectors, flags, mark)
-        offset = self.sectorsize
+        offset = self.base + self.sectorsize
         for _ in range(count):
             block = os.pread(self.fd, self.sectorsize, offset)
             sector, nr, flags, data_len = HEADER.unpack_from(block)
@@ -114,7 +122,8 @@ def main(argv):
     if len(argv) < 3 or argv[0] != "replay":
         sys.exit(__doc__)
     log_path, target_path, rest = argv[1], argv[2], argv[3:]
-    opts = {"--start-mark": None, "--points": "all", "--seed": "17", "--limit": "0", "--check": None}
+    opts = {"--start-mark": None, "--points": "all", "--seed": "17", "--limit": "0", "--check": None,
+            "--copies": None, "--jobs": "1"}
     while rest:
         if rest[0] not in opts or len(rest) < 2:
             sys.exit("unknown or incomplete option %s" % rest[0])
@@ -135,24 +144,47 @@ def main(argv):
     done = -1
     failures = 0
     mark = None
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=int(opts["--jobs"]))
+    pending = []
+
+    def check(result, image):
+        env = dict(os.environ, POINT=str(result["point"]), FLAGS=result["flags"], MARK=result["mark"] or "")
+        if image:
+            env["IMAGE"] = image
+        r = subprocess.run(opts["--check"], shell=True, env=env, stdout=subprocess.PIPE, text=True)
+        result["status"] = r.returncode
+        try:
+            result["check"] = json.loads(r.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            result["check"] = r.stdout.strip()[-2000:]
+        return result
+
+    def report(result):
+        print(json.dumps(result, sort_keys=True), flush=True)
+        return result.get("status", 0) != 0
+
     for point in points:
         for _, _, _, _, m in log.entries[done + 1:point + 1]:
             mark = m or mark
         log.apply(target, done + 1, point)
         os.fsync(target)
         done = point
-        flags = describe(log.entries[point][3])
-        result = {"point": point, "flags": flags, "mark": mark}
-        if opts["--check"]:
-            env = dict(os.environ, POINT=str(point), FLAGS=flags, MARK=mark or "")
-            r = subprocess.run(opts["--check"], shell=True, env=env, stdout=subprocess.PIPE, text=True)
-            result["status"] = r.returncode
-            failures += r.returncode != 0
-            try:
-                result["check"] = json.loads(r.stdout.strip().splitlines()[-1])
-            except (ValueError, IndexError):
-                result["check"] = r.stdout.strip()[-2000:]
-        print(json.dumps(result, sort_keys=True), flush=True)
+        result = {"point": point, "flags": describe(log.entries[point][3]), "mark": mark}
+        if not opts["--check"]:
+            report(result)
+        elif opts["--copies"]:
+            # The copy costs what the card holds, not its size (sparse); the check runs beside the replay.
+            image = os.path.join(opts["--copies"], "point-%d.img" % point)
+            subprocess.run(["cp", "--sparse=always", "--reflink=auto", target_path, image], check=True)
+            pending.append(pool.submit(check, result, image))
+            # In point order; and never more copies waiting than the checks can take, or they fill the disk.
+            while pending and (pending[0].done() or len(pending) > 2 * int(opts["--jobs"])):
+                failures += report(pending.pop(0).result())
+        else:
+            failures += report(check(result, None))
+    for future in pending:
+        failures += report(future.result())
+    pool.shutdown()
     os.close(target)
     return 1 if failures else 0
 
