@@ -80,13 +80,15 @@ public final class CameraRoll: Sendable {
     }
     let highest = [Self.highestOnDisk(dcim: "\(root)/DCIM"), Self.readCounter(root: root)].compactMap { $0 }.max()
     counter = Mutex(highest.map { $0.next } ?? .first)
-    sweptAtOpen = Self.removeLeftovers(dcim: "\(root)/DCIM")
+    (sweptAtOpen, completedAtOpen) = Self.removeLeftovers(dcim: "\(root)/DCIM")
     repairRecords()
     keepRecordReserve()
   }
 
   /// The half-written files a crash left that opening the roll removed (`DCIM/100KIOSK/.tmp-...`).
   public let sweptAtOpen: [String]
+  /// The stills whose rename a cut interrupted and opening the roll finished (`removeLeftovers`).
+  public let completedAtOpen: [String]
 
   /// The roll's storage is back (a card put back in, or remounted after an error): it may hold what the loss
   /// left, and it may not even be the card that went. Leftovers go and a torn record is closed, as at start,
@@ -96,7 +98,8 @@ public final class CameraRoll: Sendable {
     counter.withLock { next in
       let highest = [Self.highestOnDisk(dcim: dcim), Self.readCounter(root: root)].compactMap { $0 }.max()
       if let highest, let current = next, highest >= current { next = highest.next }
-      _ = Self.removeLeftovers(dcim: dcim)
+      let (_, completed) = Self.removeLeftovers(dcim: dcim)
+      for name in completed { log("\(name): its rename, cut by the card's loss, finished") }
     }
     repairRecords()
     keepRecordReserve()
@@ -228,16 +231,30 @@ public final class CameraRoll: Sendable {
 
   /// Half-written files from a crash: hidden names that nobody pulling the roll should ever receive.
   /// Interrupted recordings (`.rec-`) are not among them: they are recovered (`interruptedRecordings`).
-  private static func removeLeftovers(dcim: String) -> [String] {
+  ///
+  /// One hidden file is whole: a still's, when its rename was cut on vfat. The rename writes the new entry
+  /// before it clears the old, so a cut between leaves both sharing the file's clusters, and fsck.fat truncates
+  /// the second in the directory, often the new name, to 0 bytes. The hidden file was written and fsynced
+  /// before the rename began, so it takes the name (never published: it has no record, as a cut between a
+  /// rename and its record leaves). Returns what was removed and what was finished so.
+  private static func removeLeftovers(dcim: String) -> (removed: [String], completed: [String]) {
     var removed: [String] = []
+    var completed: [String] = []
     for folderName in DirectoryListing.names(in: dcim) where RollNumber.folderNumber(of: folderName) != nil {
       guard let folder = try? Directory(path: "\(dcim)/\(folderName)") else { continue }
       for name in DirectoryListing.names(in: "\(dcim)/\(folderName)") where name.hasPrefix(Self.temporaryPrefix) {
+        let final = String(name.dropFirst(Self.temporaryPrefix.count))
+        if RollNumber.fileNumber(of: final) != nil, folder.fileSize(final) == 0, (folder.fileSize(name) ?? 0) > 0,
+          (try? folder.renameReplacing(name, to: final)) != nil
+        {
+          completed.append("DCIM/\(folderName)/\(final)")
+          continue
+        }
         if (try? folder.remove(name)) != nil { removed.append("DCIM/\(folderName)/\(name)") }
       }
       try? folder.sync()
     }
-    return removed
+    return (removed, completed)
   }
 }
 

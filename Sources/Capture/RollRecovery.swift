@@ -10,6 +10,7 @@ import LinuxIO
 public enum RollRecovery {
   /// The recovered movies, and what could not be recovered (each also logged, as the service logs them).
   public static func run(_ roll: CameraRoll) -> [Result<MovieSummary, RollError>] {
+    for name in roll.completedAtOpen { log("\(name): its rename, cut short, finished from its whole hidden copy") }
     let results = MovieRecorder.recoverInterrupted(roll)
     for result in results {
       switch result {

@@ -58,6 +58,7 @@ extension Commands {
       throw .io("\(error)")
     }
     for name in roll.sweptAtOpen { print("removed \(name): half-written when the service or the power stopped") }
+    for name in roll.completedAtOpen { print("finished \(name): its rename was cut short; its whole hidden copy took the name") }
     var failed: [String] = []
     let results = RollRecovery.run(roll)
     for result in results {
@@ -71,7 +72,7 @@ extension Commands {
         failed.append("\(error)")
       }
     }
-    if roll.sweptAtOpen.isEmpty && results.isEmpty { print("\(root): nothing to recover") }
+    if roll.sweptAtOpen.isEmpty && roll.completedAtOpen.isEmpty && results.isEmpty { print("\(root): nothing to recover") }
     guard failed.isEmpty else { throw .io("\(root): \(failed.count) interrupted recording(s) not recovered") }
   }
 }

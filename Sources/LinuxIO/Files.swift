@@ -48,6 +48,19 @@ public struct Directory: ~Copyable {
     try systemCall("unlink \(path)/\(name)") { unlinkat(fd.raw, name, 0) }
   }
 
+  /// Renames within this directory, replacing what `to` names: only for recovery, which has decided that
+  /// what is there is worth less than what replaces it.
+  public func renameReplacing(_ from: String, to: String) throws(SystemCallError) {
+    try systemCall("rename \(path)/\(from) to \(to)") { renameat(fd.raw, from, fd.raw, to) }
+  }
+
+  /// The size of a regular file in this directory, or nil when there is none by that name.
+  public func fileSize(_ name: String) -> Int64? {
+    var info = stat()
+    guard fstatat(fd.raw, name, &info, AT_SYMLINK_NOFOLLOW) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+    return Int64(info.st_size)
+  }
+
   /// Makes renames and creations in this directory durable.
   public func sync() throws(SystemCallError) {
     try systemCall("fsync \(path)") { fsync(fd.raw) }

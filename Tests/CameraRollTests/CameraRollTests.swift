@@ -96,6 +96,27 @@ import Testing
     #expect(roll.next == RollNumber(folder: 100, file: 7))
   }
 
+  /// A rename cut on vfat, as fsck.fat leaves it: the new name truncated to 0 bytes beside the whole hidden
+  /// file. The hidden file takes the name; a whole published file beside a leftover is kept as it is; an
+  /// empty leftover beside an empty name finishes nothing.
+  @Test func aStillWhoseRenameWasCutGetsItsWholeHiddenCopy() throws {
+    let folder = "\(root)/DCIM/100KIOSK"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let still = Data([0xFF, 0xD8, 0xFF, 0xE0, 1, 2, 3])
+    _ = FileManager.default.createFile(atPath: "\(folder)/.tmp-IMG_0012.JPG", contents: still)
+    _ = FileManager.default.createFile(atPath: "\(folder)/IMG_0012.JPG", contents: Data())
+    _ = FileManager.default.createFile(atPath: "\(folder)/.tmp-IMG_0011.JPG", contents: Data([9]))
+    _ = FileManager.default.createFile(atPath: "\(folder)/IMG_0011.JPG", contents: still)
+    _ = FileManager.default.createFile(atPath: "\(folder)/.tmp-IMG_0013.JPG", contents: Data())
+    _ = FileManager.default.createFile(atPath: "\(folder)/IMG_0013.JPG", contents: Data())
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    #expect(roll.completedAtOpen == ["DCIM/100KIOSK/IMG_0012.JPG"])
+    #expect(roll.sweptAtOpen.sorted() == ["DCIM/100KIOSK/.tmp-IMG_0011.JPG", "DCIM/100KIOSK/.tmp-IMG_0013.JPG"])
+    #expect(files() == ["IMG_0011.JPG", "IMG_0012.JPG", "IMG_0013.JPG"])
+    #expect(FileManager.default.contents(atPath: "\(folder)/IMG_0012.JPG") == still)
+    #expect(FileManager.default.contents(atPath: "\(folder)/IMG_0011.JPG") == still)
+  }
+
   @Test func aMissingRollIsUnavailableNotCreated() {
     #expect(throws: RollError.self) { try CameraRoll(root: "\(root)/not-mounted", suffix: "KIOSK") }
     #expect(!FileManager.default.fileExists(atPath: "\(root)/not-mounted"))
