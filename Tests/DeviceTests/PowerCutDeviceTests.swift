@@ -81,7 +81,7 @@ extension BoardDeviceTests {
   /// Replays the card's log on the host (board/virtual/host-cut-check.sh: fsck, the files read out without a
   /// mount, `kioskcam roll recover`, guest-roll-check.py), the guest idle: the log is read where it lies in the
   /// board's disk image and each point checked on a sparse copy of the replayed card, two at a time.
-  func replayCutsOnHost(fileSystem: String, points: String, limit: Int) throws -> [CutPoint] {
+  func replayCutsOnHost(fileSystem: String, points: String, limit: Int, recovery: String = Board.binary) throws -> [CutPoint] {
     let state = try #require(Board.stateDirectory)
     let work = "\(state)/cuts-\(fileSystem)"
     try? FileManager.default.removeItem(atPath: work)
@@ -91,7 +91,7 @@ extension BoardDeviceTests {
     let target = "\(work)/card.img"
     try #require(FileManager.default.createFile(atPath: target, contents: nil))
     try #require(truncate(target, off_t(Card.cardBytes)) == 0)
-    let check = "FS=\(fileSystem) KIOSKCAM=\(Board.binary) VERDICTS=\(work)/verdicts sh \(Board.repository)/board/virtual/host-cut-check.sh"
+    let check = "FS=\(fileSystem) KIOSKCAM=\(recovery) VERDICTS=\(work)/verdicts sh \(Board.repository)/board/virtual/host-cut-check.sh"
     let replay = try Board.host(
       [
         "/usr/bin/python3", "\(Board.repository)/board/virtual/replay-log-writes.py", "replay",
@@ -159,6 +159,12 @@ extension BoardDeviceTests {
       fileSystem: fileSystem, points: Card.full ? "all" : "flushes,random:10", limit: Card.full ? 0 : 20)
     expectSound(cuts, published: files, "\(fileSystem) on the host")
     print("power cut on the host: \(fileSystem): \(cuts.count) points in \(Int(Date().timeIntervalSince(started))) s")
+    // The replay can fail: the same points with the recovery left out (`true` for the binary) must find the
+    // hidden files a cut leaves somewhere.
+    let unrecovered = try replayCutsOnHost(fileSystem: fileSystem, points: "flushes,random:10", limit: 20, recovery: "/bin/true")
+    let caught = unrecovered.filter { !($0.check.roll?.hidden ?? []).isEmpty }
+    #expect(!caught.isEmpty, "\(fileSystem): without the recovery no point found anything hidden")
+    print("power cut on the host: \(fileSystem): without the recovery \(caught.count) of \(unrecovered.count) points keep hidden files")
   }
 
   /// The board's power cut end to end: the host kills QEMU with SIGKILL (`board power-cut`; the card is
