@@ -62,7 +62,7 @@
     func requestInput(
       _ offset: Int, consumer: String, wiring: ButtonWiring, kernelDebounce: Duration
     ) throws(Errno) -> InputLine {
-      let microseconds = kernelDebounce.components.seconds * 1_000_000 + kernelDebounce.components.attoseconds / 1_000_000_000_000
+      let microseconds = max(0, kernelDebounce.nanosecondsClamped / 1000)
       do {
         return try requestInput(offset, consumer: consumer, wiring: wiring, debounceMicroseconds: UInt(microseconds))
       } catch let error where microseconds > 0 && error != .busy {

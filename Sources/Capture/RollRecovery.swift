@@ -11,6 +11,12 @@ public enum RollRecovery {
   /// The recovered movies, and what could not be recovered (each also logged, as the service logs them).
   public static func run(_ roll: CameraRoll) -> [Result<MovieSummary, RollError>] {
     for name in roll.completedAtOpen { log("\(name): its rename, cut short, finished from its whole hidden copy") }
+    return recordings(roll)
+  }
+
+  /// The interrupted recordings alone, published or removed, each logged: also what the service does when the
+  /// roll's storage comes back (`CameraRoll.storageReturned` has swept it by then).
+  public static func recordings(_ roll: CameraRoll) -> [Result<MovieSummary, RollError>] {
     let results = MovieRecorder.recoverInterrupted(roll)
     for result in results {
       switch result {

@@ -186,8 +186,7 @@ final class MovieSink: MovieDriver {
     opener.async {
       finishing.wait()
       roll.storageReturned()
-      let recovered = MovieRecorder.recoverInterrupted(roll)
-      for result in recovered { Self.report(result) }
+      let recovered = RollRecovery.recordings(roll)
       if !recovered.isEmpty { results.post(.rollRecovered) }
     }
   }
@@ -228,13 +227,4 @@ final class MovieSink: MovieDriver {
 
   func saved(_ movie: MovieSummary) { saved += 1 }
   func failed() { failures += 1 }
-
-  private static func report(_ result: Result<MovieSummary, RollError>) {
-    switch result {
-    case .success:
-      MovieSummary.report(result)
-    case .failure(let error):
-      log("interrupted recording not recovered: \(error)")
-    }
-  }
 }
