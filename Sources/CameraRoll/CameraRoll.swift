@@ -16,12 +16,6 @@ public enum RollError: Error, Sendable, CustomStringConvertible {
   /// so it was removed. The roll is whole; this is said, not failed.
   case nothingToRecover(String)
 
-  /// The card failed the write (EIO, or read-only since one): it is not to be written again until it is
-  /// put back.
-  public var isStorageFailure: Bool {
-    if case .io(let error) = self { error.errno.isStorageFailure } else { false }
-  }
-
   public var description: String {
     switch self {
     case .unavailable(let text): text

@@ -204,8 +204,8 @@ public final class MovieRecorder: Sendable {
   }
   /// The write that failed (ENOSPC, EIO), once one has: the recording cannot go on.
   public var writeFailure: String? { handover.withLock { $0.writeError } }
-  /// Whether that write failed because the card did (EIO, read-only), not because it was full.
-  public var writeFailedOnTheStorage: Bool { handover.withLock { $0.writeErrno?.isStorageFailure ?? false } }
+  /// How that write failed if the card did (EIO, read-only), not because it was full.
+  public var writeFault: StorageFault? { handover.withLock { $0.writeErrno.flatMap { StorageFault(errno: $0) } } }
   /// Frames taken and not yet written: the benchmark waits on it instead of dropping.
   public var pending: Int { handover.withLock { $0.queued } }
 

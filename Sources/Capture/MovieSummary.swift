@@ -92,13 +92,15 @@ public struct MovieSummary: Sendable {
     return record
   }
 
-  /// Logs a published movie and appends its record; call it on a worker (the record is fsynced).
-  public static func report(_ result: Result<MovieSummary, RollError>) {
+  /// Logs a published movie and appends its record; call it on a worker (the record is fsynced). Returns why
+  /// the record could not be written, if it could not: the movie is published all the same.
+  @discardableResult
+  public static func report(_ result: Result<MovieSummary, RollError>) -> RollError? {
     let movie: MovieSummary
     switch result {
     case .failure(let error):
       log("movie not saved: \(error)")
-      return
+      return nil
     case .success(let summary):
       movie = summary
     }
@@ -107,8 +109,10 @@ public struct MovieSummary: Sendable {
         + (movie.writeError.map { ", write failed: \($0) (kept up to the last fragment)" } ?? ""))
     do {
       try movie.roll.append(movie.record)
+      return nil
     } catch {
       log("record of \(movie.item.relativePath) not written: \(error)")
+      return error
     }
   }
 }

@@ -15,13 +15,19 @@ public enum RollRecovery {
   }
 
   /// The interrupted recordings alone, published or removed, each logged: also what the service does when the
-  /// roll's storage comes back (`CameraRoll.storageReturned` has swept it by then).
-  public static func recordings(_ roll: CameraRoll) -> [Result<MovieSummary, RollError>] {
+  /// roll's storage comes back (`CameraRoll.storageReturned` has swept it by then). `failed` hears every error
+  /// the card gave, the records' included, with the write it failed.
+  public static func recordings(
+    _ roll: CameraRoll, failed: (RollError, RollWrite) -> Void = { _, _ in }
+  ) -> [Result<MovieSummary, RollError>] {
     let results = MovieRecorder.recoverInterrupted(roll)
     for result in results {
       switch result {
-      case .success: MovieSummary.report(result)
-      case .failure(let error): log("interrupted recording not recovered: \(error)")
+      case .success:
+        if let error = MovieSummary.report(result) { failed(error, .record) }
+      case .failure(let error):
+        log("interrupted recording not recovered: \(error)")
+        failed(error, .recovery)
       }
     }
     return results

@@ -58,6 +58,7 @@ extension Kiosk {
     if browse.confirmingDelete {
       browse.confirmingDelete = false
       guard case .shortPress(.shutter, _) = gesture else { return [.log("delete of \(current.path) cancelled")] }
+      guard rollAvailable else { return [.log("delete of \(current.path) refused: storage not available")] }
       browser.remove(current.path)
       var actions: [Action] = [.deleteItem(current.path), .log("deleted \(current.path)")]
       if browser.isEmpty { actions += leaveReview(at: now) }
@@ -75,6 +76,7 @@ extension Kiosk {
       browse.playing.toggle()
     case .longPress(.cancel, _):
       guard settings.allowDelete else { return [.log("delete from the kiosk is off ([review] allow-delete)")] }
+      guard rollAvailable else { return [.log("delete refused: storage not available")] }
       browse.playing = false
       browse.confirmingDelete = true
     default:

@@ -31,8 +31,13 @@ public struct Kiosk: Sendable {
   /// Free space is below the reserve: stills and movies are refused before the disk fills, so the last
   /// pictures and the counter always have room.
   public internal(set) var storageFull = false
-  /// The roll's storage is there (mounted, writable); without it nothing can be saved, and the screen says so.
+  /// The roll's storage is there (mounted, writable) and has not failed a write since it was put in; without
+  /// it nothing can be saved, and the screen says so (Kiosk+Storage.swift).
   public internal(set) var rollAvailable = true
+  /// The storage check's last word on the roll: mounted as configured, writable, its folder there.
+  var rollPresent = true
+  /// A write the card failed: it is not written again until it has been seen gone or mounted anew.
+  public internal(set) var cardFailure: CardFailure?
   public internal(set) var refusedPresses = 0
   var activity = Activity.idle
   var gestures: GestureEngine
@@ -127,28 +132,11 @@ public struct Kiosk: Sendable {
       cameraAvailable = true
       actions += [.log("camera back")]
     case .storage(let full, let detail, let time):
-      if full != storageFull {
-        storageFull = full
-        actions += [.log(full ? "storage full: \(detail)" : "storage available: \(detail)")]
-        // A recording stops at the reserve, while there is still room to finish it into a playable file.
-        if full, case .recording = activity {
-          activity = .idle
-          actions += [.stopMovie(at: time), .log("movie stopped: storage full")]
-        }
-      }
-    case .rollStorage(let present, let detail, let time):
-      if present != rollAvailable {
-        rollAvailable = present
-        // The check's own time: how soon a pulled card was seen can be told from the log.
-        actions += [.log(present ? "storage back: \(detail) (at \(time))" : "storage lost: \(detail) (at \(time))")]
-        // Nothing more can be written: what the recorder has written is finished while it still can be.
-        if !present, case .recording = activity {
-          activity = .idle
-          actions += [.stopMovie(at: time), .log("movie stopped: storage lost")]
-        }
-        // What the loss left on it is the roll's again, under numbers that follow the ones already used.
-        if present { actions.append(.recoverRoll) }
-      }
+      actions += storageSpace(full: full, detail: detail, at: time)
+    case .rollStorage(let present, let mounts, let detail, let time):
+      actions += rollChecked(present: present, mounts: mounts, detail: detail, at: time)
+    case .storageFailed(let fault, let write, let detail, let mounts, let time):
+      actions += cardFailed(CardFailure(fault: fault, write: write, detail: detail, mounts: mounts), at: time)
     }
     return actions + refresh()
   }

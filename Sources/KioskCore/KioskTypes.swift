@@ -42,6 +42,19 @@ public enum Screen: Sendable, Equatable {
   case message(String)
 }
 
+/// How the card failed a write: all the kiosk needs of the adapter's errno to decide.
+public enum StorageFault: String, Sendable, Equatable {
+  /// EIO: the card could not store what it was given.
+  case inputOutput = "I/O error"
+  /// EROFS: the file system turned read-only under the roll (ext4 does after its first failed write).
+  case readOnly = "read-only file system"
+}
+
+/// The roll's writes, each of which can find the card failed.
+public enum RollWrite: String, Sendable, Equatable {
+  case still, movie, record, delete, retake, recovery
+}
+
 /// Everything that can happen to the kiosk, each with its time when time matters.
 public enum Event: Sendable, Equatable {
   /// An edge on a button line, with the kernel's timestamp.
@@ -63,8 +76,12 @@ public enum Event: Sendable, Equatable {
   case cameraBack(at: Instant)
   /// Free space on the roll went below the configured reserve (`full`), or came back above it.
   case storage(full: Bool, detail: String, at: Instant)
-  /// The roll's storage went away (unmounted, pulled, read-only, its folder gone), or came back.
-  case rollStorage(available: Bool, detail: String, at: Instant)
+  /// The roll's storage as a check found it: there (mounted as configured, writable, its folder there) or gone
+  /// (unmounted, pulled, read-only, its folder gone); `mounts` counts the mount table's changes seen so far.
+  case rollStorage(available: Bool, mounts: Int, detail: String, at: Instant)
+  /// A write on the roll failed because the card did, not because it was full; `mounts` is the count when
+  /// the failure was heard of.
+  case storageFailed(StorageFault, during: RollWrite, detail: String, mounts: Int, at: Instant)
   /// The roll's published items as listed now (at start and after every change the service makes or sees).
   case roll([RollEntry], at: Instant)
   /// The movie being played in review mode reached its end.
@@ -77,7 +94,8 @@ public enum Event: Sendable, Equatable {
     switch self {
     case .edge(_, _, let at), .remote(_, _, let at), .stillSaved(_, let at), .saveFailed(_, let at),
       .movieSaved(_, let at), .movieFailed(_, let at), .available(_, let at), .cameraLost(_, let at),
-      .cameraBack(let at), .tick(let at), .storage(_, _, let at), .rollStorage(_, _, let at), .roll(_, let at),
+      .cameraBack(let at), .tick(let at), .storage(_, _, let at), .rollStorage(_, _, _, let at), .roll(_, let at),
+      .storageFailed(_, _, _, _, let at),
       .playbackEnded(let at), .buttonsLost(_, let at):
       at
     case .frame(let frame): frame.timestamp

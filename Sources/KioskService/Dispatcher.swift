@@ -105,9 +105,8 @@ final class Dispatcher {
     case .rollRecovered:
       drivers.player.relist()
       checkStorage()
-    case .storageFailed(let reason):
-      drivers.storage.storageFailed(reason)
-      checkStorage()
+    case .storageFailed(let fault, let write, let detail):
+      handleAfterEdges(.storageFailed(fault, during: write, detail: detail, mounts: drivers.storage.mounts, at: clock()))
     case .viewed(let item):
       drivers.player.viewed(item)
     case .viewFailed(let path, let reason):

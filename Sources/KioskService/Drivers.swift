@@ -92,8 +92,9 @@ protocol StorageDriver: AnyObject {
   func check(at press: Instant?) -> [Event]
   func stillPublished(_ relativePath: String)
   func recordingChanged(_ recording: Bool)
-  /// A write failed on the storage itself (EIO, read-only): unavailable until it is mounted again.
-  func storageFailed(_ reason: String)
+  /// How many times the mount table has changed since the start: a card failed on one mount is the roll
+  /// again on the next (the kiosk's decision).
+  var mounts: Int { get }
 }
 
 /// The control server: one reply per request.

@@ -3,6 +3,7 @@ import CameraRoll
 import Imaging
 import JPEGCodec
 import KioskCore
+import LinuxIO
 import Preview
 
 /// What drivers post: the kiosk's own events, and what only the service's wiring needs to hear (a frame
@@ -36,9 +37,9 @@ enum ServiceEvent: Sendable {
   case movieFailed(String)
   /// Recordings the storage's loss left were published when it came back.
   case rollRecovered
-  /// A still or a movie could not be written because the storage failed (EIO, read-only), not because it
-  /// was full.
-  case storageFailed(String)
+  /// A write on the roll failed because the card did (EIO, read-only), not because it was full: the kiosk
+  /// decides what follows.
+  case storageFailed(StorageFault, RollWrite, String)
   /// From review's reader: an item decoded (a photo's thumbnail first), or why it could not be.
   case viewed(ViewedItem)
   case viewFailed(path: String, reason: String)
@@ -47,4 +48,12 @@ enum ServiceEvent: Sendable {
   /// The roll as the writer listed it, and a delete that finished.
   case rollListed([RollEntry])
   case rollChanged(deleted: String)
+}
+
+extension Mailbox<ServiceEvent> {
+  /// Every write on the roll reports an error through here: the card's failure goes to the kiosk, whatever
+  /// else the writer does with the error (a "Save failed", a line in the log).
+  func reportCardFailure(_ error: any Error, during write: RollWrite) {
+    if let fault = StorageFault(error) { post(.storageFailed(fault, write, "\(error)")) }
+  }
 }

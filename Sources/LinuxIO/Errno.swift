@@ -23,10 +23,6 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
   public static let io = Errno(EIO)
   public static let readOnlyFileSystem = Errno(EROFS)
 
-  /// The storage itself failed a write: an I/O error, or a file system that went read-only after one (ext4
-  /// does at its first failed write). Not a full disk, which space freed mends.
-  public var isStorageFailure: Bool { self == .io || self == .readOnlyFileSystem }
-
   public var description: String {
     guard let text = strerror(rawValue) else { return "errno \(rawValue)" }
     return String(cString: text)

@@ -354,11 +354,11 @@ extension KioskTests {
     var kiosk = kiosk(movies: true)
     _ = click(&kiosk, .mode, at: 0)
     #expect(click(&kiosk, .shutter, at: 1000).contains(.startMovie(at: ms(1000))))
-    let lost = kiosk.handle(.rollStorage(available: false, detail: "/roll: no such directory", at: ms(2000)))
+    let lost = kiosk.handle(.rollStorage(available: false, mounts: 0, detail: "/roll: no such directory", at: ms(2000)))
     #expect(lost.contains(.stopMovie(at: ms(2000))), "what was written is finished while it can be")
     #expect(lost.contains(.show(.message("Storage not available"))))
     #expect(lost.contains(.light(.tally, false)))
-    #expect(kiosk.handle(.rollStorage(available: false, detail: "again", at: ms(2100))).isEmpty, "a loss is acted on once")
+    #expect(kiosk.handle(.rollStorage(available: false, mounts: 0, detail: "again", at: ms(2100))).isEmpty, "a loss is acted on once")
     #expect(!click(&kiosk, .shutter, at: 3000).contains(.startMovie(at: ms(3000))))
     #expect(kiosk.refusedPresses == 1)
     // Storage full while lost: the screen still says what matters more.
@@ -366,11 +366,11 @@ extension KioskTests {
     #expect(kiosk.screen == .message("Storage not available"))
     _ = kiosk.handle(.storage(full: false, detail: "", at: ms(3600)))
     #expect(!lost.contains(.recoverRoll))
-    let back = kiosk.handle(.rollStorage(available: true, detail: "/roll: writable", at: ms(4000)))
+    let back = kiosk.handle(.rollStorage(available: true, mounts: 0, detail: "/roll: writable", at: ms(4000)))
     #expect(back.contains(.show(.live(.movie))))
     #expect(back.contains(.recoverRoll), "what the loss left on the card is published when it is back")
     #expect(back.contains(.log("storage back: /roll: writable (at 4.000000)")), "the check's time, in the log")
-    #expect(!kiosk.handle(.rollStorage(available: true, detail: "again", at: ms(4100))).contains(.recoverRoll), "once a return")
+    #expect(!kiosk.handle(.rollStorage(available: true, mounts: 0, detail: "again", at: ms(4100))).contains(.recoverRoll), "once a return")
     #expect(click(&kiosk, .shutter, at: 5000).contains(.startMovie(at: ms(5000))))
   }
 
@@ -381,18 +381,18 @@ extension KioskTests {
     _ = click(&kiosk, .shutter, at: 100)
     _ = kiosk.handle(.frame(frame(1, at: 110)))
     #expect(kiosk.handle(.saveFailed(reason: "EIO", at: ms(500))).contains(.show(.message("Save failed"))))
-    #expect(!kiosk.handle(.rollStorage(available: false, detail: "read-only", at: ms(501))).contains { if case .show = $0 { true } else { false } })
+    #expect(!kiosk.handle(.rollStorage(available: false, mounts: 0, detail: "read-only", at: ms(501))).contains { if case .show = $0 { true } else { false } })
     #expect(kiosk.screen == .message("Save failed"))
     #expect(kiosk.handle(.tick(ms(3500))).contains(.show(.message("Storage not available"))))
   }
 
   @Test func aLostRollRefusesStills() {
     var kiosk = kiosk()
-    _ = kiosk.handle(.rollStorage(available: false, detail: "gone", at: ms(0)))
+    _ = kiosk.handle(.rollStorage(available: false, mounts: 0, detail: "gone", at: ms(0)))
     _ = click(&kiosk, .shutter, at: 100)
     #expect(saves(kiosk.handle(.frame(frame(1, at: 110)))).isEmpty)
     #expect(kiosk.refusedPresses == 1)
-    _ = kiosk.handle(.rollStorage(available: true, detail: "back", at: ms(200)))
+    _ = kiosk.handle(.rollStorage(available: true, mounts: 0, detail: "back", at: ms(200)))
     _ = click(&kiosk, .shutter, at: 300)
     #expect(saves(kiosk.handle(.frame(frame(2, at: 310)))).count == 1)
   }

@@ -204,17 +204,15 @@ final class FakeStorage: StorageDriver {
   var clock: () -> Instant = { Instant(nanoseconds: 0) }
   var full = false
   var present = true
+  /// The mount table's changes, as the real monitor counts them: a card put back adds one.
+  var mounts = 0
   var checks: [Instant?] = []
   init(_ journal: Journal) { self.journal = journal }
-  func storageFailed(_ reason: String) {
-    journal.note("storage failed")
-    present = false
-  }
   func check(at press: Instant?) -> [Event] {
     checks.append(press)
     let time = press ?? clock()
     return [
-      .rollStorage(available: present, detail: "fake", at: time),
+      .rollStorage(available: present, mounts: mounts, detail: "fake", at: time),
       .storage(full: full, detail: full ? "0 MiB free" : "plenty", at: time),
     ]
   }

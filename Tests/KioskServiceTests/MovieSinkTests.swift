@@ -108,5 +108,6 @@ import Testing
     var reason: String?
     for case .movieFailed(let r) in heard.events { reason = r }
     #expect(reason?.contains("Read-only file system") == true, "\(heard.events)")
+    #expect(heard.cardFailures.first.map { [$0.0 == .readOnly, $0.1 == .movie] } == [true, true], "\(heard.cardFailures)")
   }
 }

@@ -48,7 +48,11 @@ final class FakeFrames: FrameSource {
 /// What the loop heard from the drivers' workers, through their mailbox (or what a driver posted itself).
 final class Heard {
   var events: [ServiceEvent] = []
-  var storageFailed: Bool { events.contains { if case .storageFailed = $0 { true } else { false } } }
+  var storageFailed: Bool { !cardFailures.isEmpty }
+  /// The card's failures reported, with the write each was heard in.
+  var cardFailures: [(StorageFault, RollWrite)] {
+    events.compactMap { if case .storageFailed(let fault, let write, _) = $0 { (fault, write) } else { nil } }
+  }
 }
 
 /// Runs `loop` until `done()` holds, checked every 5 ms; 30 s without it is an error, so a wait that never

@@ -118,5 +118,25 @@ import Testing
     }
     #expect(Self.failed(heard.events)?.contains("Read-only file system") == true, "\(heard.events)")
     #expect(Self.saved(heard.events) == nil)
+    #expect(heard.cardFailures.map(\.0) == [.readOnly] && heard.cardFailures.map(\.1) == [.still], "\(heard.cardFailures)")
+  }
+
+  /// A retake on a card gone read-only since the photo was published: the photo stays (it cannot go), and
+  /// the card's failure is reported as a save's is, not only logged.
+  @Test(.enabled(if: getuid() == 0, "mounts a tmpfs: run as root"))
+  func aRetakeTheCardRefusesIsReportedAsTheCardsFailure() throws {
+    defer { bench.removeFolder() }
+    try #require(try peer(["/bin/mount", "-t", "tmpfs", "-o", "size=4m", "kioskcam-bench", root]).status == 0)
+    defer { _ = try? peer(["/bin/umount", root]) }
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    let stills = writer(roll)
+    stills.save(FakeFrames.frame, pressedAt: Instant(nanoseconds: 1_990_000_000))
+    try hear { Self.saved($0) != nil }
+    let item = try #require(Self.saved(heard.events))
+    try #require(try peer(["/bin/mount", "-o", "remount,ro", root]).status == 0)
+    stills.discard(item.relativePath)
+    try hear { _ in heard.storageFailed }
+    #expect(heard.cardFailures.map(\.0) == [.readOnly] && heard.cardFailures.map(\.1) == [.retake], "\(heard.cardFailures)")
+    #expect(FileManager.default.fileExists(atPath: "\(root)/\(item.relativePath)"))
   }
 }

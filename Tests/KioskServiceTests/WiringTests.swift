@@ -85,6 +85,27 @@ import Testing
     #expect(rig.journal.lines.filter { $0 == "movie storage returned" }.count == 1, "once a return")
   }
 
+  /// A record the card failed to append (the still itself published): the dispatcher hands the kiosk the
+  /// failure with the mount table's count, the screen says "Storage not available" while the same mount is
+  /// checked, and the card mounted anew is the roll again, what the failure left published.
+  @Test func aRecordTheCardFailsIsStorageNotAvailableUntilItIsMountedAgain() {
+    let rig = Rig()
+    rig.storage.mounts = 2
+    rig.post(.storageFailed(.inputOutput, .record, "fsync: Input/output error"))
+    #expect(rig.screenShown == .message("Storage not available"))
+    rig.clock = rig.ms(1000)
+    rig.dispatcher.checkStorage()
+    #expect(rig.screenShown == .message("Storage not available"), "the same mount, still the failed card")
+    rig.click(.shutter, at: 1500)
+    _ = rig.frame(1, at: 1510)
+    #expect(rig.stills.saves.isEmpty, "the press refused")
+    rig.storage.mounts = 3
+    rig.clock = rig.ms(3000)
+    rig.dispatcher.checkStorage()
+    #expect(rig.screenShown == .live(.still))
+    #expect(rig.journal.contains("movie storage returned"), "what the failure left is published")
+  }
+
   /// A microphone pulled while a movie records (what the movie driver posts when its capture ends with the
   /// device gone): the movie goes on, "Off: sound" is on the overlay, and a later movie that opens it again
   /// takes it off.

@@ -111,8 +111,7 @@ final class MovieSink: MovieDriver {
             + "\(recorder.encoding), quality \(quality.rawValue), from \(time)")
       } catch {
         results.post(.movieFailed("\(error)"))
-        // As a still's save: a card that cannot be written is not available until it is put back.
-        if let error = error as? RollError, error.isStorageFailure { results.post(.storageFailed("\(error)")) }
+        results.reportCardFailure(error, during: .movie)
       }
     }
   }
@@ -132,7 +131,7 @@ final class MovieSink: MovieDriver {
     if let failure = recorder.writeFailure {
       // The kiosk stops the recording at once: the file is kept up to its last whole fragment.
       post(.kiosk(.movieFailed(reason: "write failed: \(failure)", at: now())))
-      if recorder.writeFailedOnTheStorage { post(.storageFailed(failure)) }
+      if let fault = recorder.writeFault { post(.storageFailed(fault, .movie, failure)) }
     }
   }
 
@@ -166,11 +165,11 @@ final class MovieSink: MovieDriver {
         opening.stopSound()
         switch result {
         case .success(let summary):
-          MovieSummary.report(result)
+          if let error = MovieSummary.report(result) { results.reportCardFailure(error, during: .record) }
           results.post(.movieSaved(summary))
         case .failure(let error):
           results.post(.movieFailed("\(error)"))
-          if error.isStorageFailure { results.post(.storageFailed("\(error)")) }
+          results.reportCardFailure(error, during: .movie)
         }
         finishing.leave()
       }
@@ -186,7 +185,7 @@ final class MovieSink: MovieDriver {
     opener.async {
       finishing.wait()
       roll.storageReturned()
-      let recovered = RollRecovery.recordings(roll)
+      let recovered = RollRecovery.recordings(roll) { results.reportCardFailure($0, during: $1) }
       if !recovered.isEmpty { results.post(.rollRecovered) }
     }
   }

@@ -94,6 +94,7 @@ final class RollPlayer: RollPlayerDriver {
         try roll.delete(name)
       } catch {
         log("delete \(name): \(error)")
+        results.reportCardFailure(error, during: .delete)
       }
       results.post(.rollChanged(deleted: name))
     }

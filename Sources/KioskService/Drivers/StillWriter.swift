@@ -79,6 +79,7 @@ final class StillWriter: StillDriver {
         } catch {
           // The picture is whole and published; only its record is missing, and `roll list` still shows it.
           log("record of \(item.relativePath) not written: \(error)")
+          results.reportCardFailure(error, during: .record)
         }
         if let (width, height) = cover {
           // Read back from the roll, so the check shows the file people will pull, not our memory of it.
@@ -91,11 +92,9 @@ final class StillWriter: StillDriver {
           }
         }
         results.post(.stillSaved(item, frame, pressedAt: pressedAt))
-      } catch let error as RollError {
-        results.post(.stillFailed("\(error)"))
-        if error.isStorageFailure { results.post(.storageFailed("\(error)")) }
       } catch {
         results.post(.stillFailed("\(error)"))
+        results.reportCardFailure(error, during: .still)
       }
     }
   }
@@ -110,6 +109,7 @@ final class StillWriter: StillDriver {
         try roll.discard(name)
       } catch {
         log("retake: \(error)")
+        results.reportCardFailure(error, during: .retake)
       }
       results.post(.rollListed(RollViewer.entries(root: roll.root)))
     }

@@ -6,8 +6,11 @@ import KioskCore
 import LinuxIO
 
 /// The roll's storage: still there (a card pulled, an unmount, a remount read-only), and room above the
-/// reserve. Checked at every press, after every save, and on a timer (space freed over SSH shows up on screen
-/// without a press); every second while recording, which must stop at the reserve with room left to finish.
+/// reserve. Checked at every press, after every save, at once when anything is mounted or unmounted (a pulled
+/// card's file system is taken away by systemd or an automounter), and on a timer (space freed over SSH shows
+/// up on screen without a press); every second while recording, which must stop at the reserve with room
+/// left to finish. What a failed card means is the kiosk's decision (Kiosk+Storage.swift): this only reports
+/// what it sees, with the count of mount table changes that decision needs.
 final class StorageMonitor: StorageDriver {
   private let config: Config
   private let roll: CameraRoll?
@@ -15,17 +18,16 @@ final class StorageMonitor: StorageDriver {
   private var timer: LoopTimer?
   private var recording = false
   private(set) var shots = ShotsLeft()
-  /// Why a write failed on the storage itself (EIO, or read-only since one), and a watch on the mount table
-  /// from then: a card that failed is not the roll again until it has been taken out and put back, which
-  /// unmounts and mounts it (ext4 refuses every write until then, and vfat's cache no longer matches the card).
-  /// Any mount or unmount since counts: a card mounted anew looks like the old one in every other way, and the
-  /// cost of an unrelated mount is one more press that fails.
-  private var failed: (reason: String, mounts: MountTableWatch?)?
+  private let mountTable: MountTableWatch?
+  /// Changes to the mount table seen since the start.
+  private var mountChanges = 0
 
   init(config: Config, roll: CameraRoll?, loop: EventLoop, post: @escaping (ServiceEvent) -> Void) throws(SystemCallError) {
     self.config = config
     self.roll = roll
     self.post = post
+    // Without the watch the timer still sees a card go, only later.
+    mountTable = roll == nil ? nil : try? MountTableWatch()
     if let roll {
       for item in CameraRoll.list(root: roll.root) where item.file.uppercased().hasSuffix(".JPG") {
         shots.add(stillOf: item.bytes)
@@ -36,6 +38,19 @@ final class StorageMonitor: StorageDriver {
       arm()
     }
     arm()
+    if let mountTable {
+      try loop.watch(mountTable.descriptor, for: .priority) { [unowned self] _ in
+        // The loop's epoll took the kernel's mark in reporting it: this is the change.
+        mountChanges += 1
+        for event in check(at: nil) { post(.kiosk(event)) }
+      }
+    }
+  }
+
+  /// Changes to the mount table so far, whoever saw them: the loop, or a check made between its turns.
+  var mounts: Int {
+    if mountTable?.consumeChange() == true { mountChanges += 1 }
+    return mountChanges
   }
 
   private func arm() {
@@ -58,12 +73,7 @@ final class StorageMonitor: StorageDriver {
     // Is the storage still there at all? Then free space, from the same look at it.
     let facts = CapabilityProbe.rollFacts(config)
     let place = RollStorageCheck.evaluate(facts, roll: config.roll, spaceCounts: false)
-    // A card seen gone comes back mounted anew; one on the mount that failed is not the roll yet.
-    if !place.passed || failed?.mounts?.changed == true { failed = nil }
-    if let failure = failed {
-      return [.rollStorage(available: false, detail: "\(roll.root): \(failure.reason)", at: time)]
-    }
-    var events: [Event] = [.rollStorage(available: place.passed, detail: place.evidence, at: time)]
+    var events: [Event] = [.rollStorage(available: place.passed, mounts: mounts, detail: place.evidence, at: time)]
     guard place.passed else { return events }
     guard let available = facts.availableBytes else {
       return events + [.storage(full: true, detail: "\(roll.root): cannot read the free space", at: time)]
@@ -72,13 +82,6 @@ final class StorageMonitor: StorageDriver {
     let detail = "\(available / 1_048_576) MiB free on \(roll.root), reserve \(config.roll.reserveMegabytes) MiB"
     events.append(.storage(full: available < config.roll.reserveBytes, detail: detail, at: time))
     return events
-  }
-
-  /// A write on the roll failed because the storage did (not because it was full): "Storage not available"
-  /// from the next check until the card is mounted again.
-  func storageFailed(_ reason: String) {
-    guard roll != nil, failed == nil else { return }
-    failed = ("a write failed (\(reason)); take the card out and put it back", try? MountTableWatch())
   }
 
   /// A published still's size joins the mean that "shots left" divides the free space by.
