@@ -35,7 +35,7 @@ enum ServiceEvent: Sendable {
   /// From the movie writer.
   case movieSaved(MovieSummary)
   case movieFailed(String)
-  /// Recordings the storage's loss left were published when it came back.
+  /// The roll's storage came back and what its loss left there was put right: review lists the card again.
   case rollRecovered
   /// A write on the roll failed because the card did (EIO, read-only), not because it was full: the kiosk
   /// decides what follows.

@@ -9,7 +9,7 @@
 #   linear (healthy), delay (a slow card), flakey (a failing one), error (pulled), log-writes (recorded).
 # Tables are swapped under the mounted file system (suspend, load, resume), as xfstests' dmflakey does.
 #
-# usage: guest-card.sh init | format ext4|vfat | slow MS | fail | heal | remount | pull | back
+# usage: guest-card.sh init | format ext4|vfat | slow MS | fail | fail-tail FILE | heal | remount | pull | back
 #                      | record [ext4|vfat] | mark NAME | unrecord
 #                      | replay-reset | status
 set -eu
@@ -62,10 +62,13 @@ zero() { blkdiscard -z "$1" 2>/dev/null || dd if=/dev/zero of="$1" bs=1M oflag=d
 # namespace. Arguments: umount's options (-l for a card pulled).
 unmount_everywhere() {
     own=$(readlink /proc/self/ns/mnt)
-    # grep goes on past a process that ended meanwhile (awk would stop there).
-    grep -ls " $MOUNT " /proc/[0-9]*/mountinfo | cut -d/ -f3 |
+    # One process per mount namespace, found by one `stat` of them all: a fork per process (readlink) took
+    # seconds in a loaded guest, and a pulled card's file system goes from every namespace at once.
+    stat -c '%N' /proc/[0-9]*/ns/mnt 2>/dev/null |
+        awk -v own="$own" '{ pid = $1; gsub(/[^0-9]/, "", pid); ns = $3; gsub(/\047/, "", ns)
+                             if (ns != own && !(ns in seen)) { seen[ns] = 1; print pid } }' |
         while read -r pid; do
-            [ "$(readlink "/proc/$pid/ns/mnt")" = "$own" ] && continue
+            grep -qs " $MOUNT " "/proc/$pid/mountinfo" || continue
             nsenter -t "$pid" -m umount "$@" "$MOUNT" 2>/dev/null || true
         done
     ! mountpoint -q "$MOUNT" || umount "$@" "$MOUNT"
@@ -120,6 +123,29 @@ slow)
 fail)
     # dm-flakey, down for good: every write fails with EIO, reads still work.
     table "0 $CARD flakey /dev/mapper/card-raw 0 0 86400 1 error_writes"
+    ;;
+fail-tail)
+    # dm-flakey under one block only, the one that holds the last byte of FILE (relative to the card's
+    # mount): the next append to that file fails (EIO at its fsync), and every other write goes through.
+    # Prints the block's first sector and its length.
+    file="$MOUNT/$2"
+    size=$(stat -c %s "$file")
+    block=$(stat -f -c %S "$MOUNT")   # ext4's block, or vfat's cluster
+    [ $((size % block)) -ne 0 ] || die "$2 ends on a block boundary: its next append starts a new block"
+    sync -f "$file"
+    # filefrag -e -b512: extents in 512-byte units, "N: logical..end: physical..end: length:". A block lies
+    # whole in one extent; vfat's clusters need not be aligned on the card, so the block is found by its
+    # logical start, not by rounding the physical sector.
+    first=$(((size - 1) / block * block / 512))
+    start=$(filefrag -e -b512 "$file" | awk -F'[:.]+' -v first="$first" '
+        $1 ~ /^ *[0-9]+$/ && first >= $2 + 0 && first <= $3 + 0 { print $4 + (first - $2); exit }')
+    [ -n "$start" ] || die "no extent of $2 holds its last block"
+    per=$((block / 512))
+    end=$((start + per))
+    table "0 $start linear /dev/mapper/card-raw 0
+$start $per flakey /dev/mapper/card-raw $start 0 86400 1 error_writes
+$end $((CARD - end)) linear /dev/mapper/card-raw $end"
+    echo "$start $per"
     ;;
 heal)
     table "$(linear)"
@@ -183,6 +209,6 @@ status)
     mountpoint -q "$MOUNT" && echo "mounted at $MOUNT" || echo "not mounted"
     ;;
 *)
-    die "usage: guest-card.sh init | format ext4|vfat | slow MS | fail | heal | remount | pull | back | record [ext4|vfat] | mark NAME | unrecord | replay-reset | status"
+    die "usage: guest-card.sh init | format ext4|vfat | slow MS | fail | fail-tail FILE | heal | remount | pull | back | record [ext4|vfat] | mark NAME | unrecord | replay-reset | status"
     ;;
 esac

@@ -185,8 +185,10 @@ final class MovieSink: MovieDriver {
     opener.async {
       finishing.wait()
       roll.storageReturned()
-      let recovered = RollRecovery.recordings(roll) { results.reportCardFailure($0, during: $1) }
-      if !recovered.isEmpty { results.post(.rollRecovered) }
+      _ = RollRecovery.recordings(roll) { results.reportCardFailure($0, during: $1) }
+      // Listed again even with nothing recovered: what is on the card now may not be what was listed (a
+      // delete the card failed left its item there; another card may have been put in).
+      results.post(.rollRecovered)
     }
   }
 
