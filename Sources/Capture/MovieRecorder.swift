@@ -57,11 +57,14 @@ public final class MovieRecorder: Sendable {
   let folder: String
   let name: String
   let file: any RecordingOutput
-  private let encoders = DispatchQueue(label: "kioskcam.movie-encode", attributes: .concurrent)
-  /// The writer's own thread, at the loop's priority: a writer behind its encoders holds frames a crash
-  /// loses (at nice 10, a loaded emulated board gave the H.264 encoder a tenth of a core and a kill lost
-  /// 3 s). The preview's workers give way to it instead (`ThreadPriority.yielding`).
-  let writerThread = BackgroundWorker(name: "kioskcam.movie-writer")
+  /// One thread a core, each taking every n-th frame, and the writer's own thread (the H.264 encoder and its
+  /// threads on it): all give way to the loop and the viewfinder (`ThreadPriority.yielding`). What they
+  /// cannot take in time is dropped at `submit` and counted, never queued past `queueBound`, so a crash loses
+  /// no more for it.
+  private let encoders = (0..<max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))).map {
+    BackgroundWorker(name: "kioskcam.movie-encode-\($0)", niceness: ThreadPriority.yielding)
+  }
+  let writerThread = BackgroundWorker(name: "kioskcam.movie-writer", niceness: ThreadPriority.yielding)
   let inFlight = DispatchGroup()
 
   enum Payload {
@@ -224,7 +227,7 @@ public final class MovieRecorder: Sendable {
     guard let index else { return }
     inFlight.enter()
     let (quality, halvings, codec, width, height) = (quality, halvings, codec, width, height)
-    encoders.async { [self] in
+    encoders[index % encoders.count].async { [self] in
       // A frame that does not encode is not a frame of the movie; the ones after it must not wait for it.
       let payload: Payload
       switch codec {
@@ -320,5 +323,8 @@ public final class MovieRecorder: Sendable {
     }
   }
 
-  deinit { writerThread.finish() }
+  deinit {
+    for encoder in encoders { encoder.finish() }
+    writerThread.finish()
+  }
 }

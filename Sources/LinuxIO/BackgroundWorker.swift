@@ -6,8 +6,9 @@ import Foundation
 import Synchronization
 
 /// A thread of its own that runs jobs in order: a movie's writer, which owns a stateful encoder that must be
-/// made and used on one thread (x264's own threads are made from it), and which must not wait behind the
-/// work a Dispatch pool of a small board is busy with.
+/// made and used on one thread (x264's own threads are made from it, and inherit its priority), and which
+/// must not wait behind the work a Dispatch pool of a small board is busy with. `niceness` lowers the
+/// thread's CPU priority for good (a thread cannot raise it back without CAP_SYS_NICE).
 public final class BackgroundWorker: Sendable {
   private final class Jobs: Sendable {
     let pending = Mutex<[@Sendable () -> Void]>([])
@@ -16,9 +17,10 @@ public final class BackgroundWorker: Sendable {
 
   private let jobs = Jobs()
 
-  public init(name: String) {
+  public init(name: String, niceness: Int32 = 0) {
     let jobs = jobs
     let thread = Thread {
+      ThreadPriority.lower(to: niceness)
       while true {
         jobs.wake.wait()
         let next = jobs.pending.withLock { $0.isEmpty ? nil : $0.removeFirst() }

@@ -38,8 +38,8 @@ public final class PreviewPipeline: Sendable {
   /// `decoder`: what each worker decodes compressed frames with.
   public init(workers: Int, decoder: FrameDecoderChoice = .turboJPEG, done: @escaping @Sendable (Outcome) -> Void) {
     let renderers = Renderers(workers, decoder: decoder)
-    // The preview sheds frames by design (the newest wins); the loop and a movie's encoder must not.
-    handOver = NewestWins(workers: workers, name: "kioskcam.preview", niceness: ThreadPriority.yielding) { index, work in
+    // At the loop's priority: a recording's encoders give way to the viewfinder (`ThreadPriority.yielding`).
+    handOver = NewestWins(workers: workers, name: "kioskcam.preview") { index, work in
       done(Self.render(work.job, with: renderers.each[index], lend: work.lend))
     }
   }

@@ -11,13 +11,13 @@ extension BoardDeviceTests {
   /// `codec` nil leaves h264-encoder out of the lists, so `auto` records Motion-JPEG; "h264" wants the encoder,
   /// and the microphone, which the board has not (no sound card but in the sound test): silent MP4s.
   func movieConfig(
-    _ name: String, maximum: Int = 600, quality: String = "high", codec: String? = nil,
+    _ name: String, maximum: Int = 600, quality: String = "high", codec: String? = nil, frameRate: Int = 10,
     edit: @escaping (String) -> String = { $0 }
   ) throws -> (config: String, roll: String) {
     let optional = "optional = display, mode-button, movie-camera" + (codec == nil ? "" : ", h264-encoder, microphone")
     return try Board.makeConfig(name: name) {
       edit($0).replacingOccurrences(of: "optional = display, mode-button", with: optional)
-        + "[movie]\nsize = 640x360\nframe-rate = 10\nmaximum-duration-s = \(maximum)\nquality = \(quality)\n"
+        + "[movie]\nsize = 640x360\nframe-rate = \(frameRate)\nmaximum-duration-s = \(maximum)\nquality = \(quality)\n"
         + (codec.map { "codec = \($0)\n" } ?? "")
     }
   }

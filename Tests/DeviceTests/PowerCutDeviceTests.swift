@@ -158,7 +158,8 @@ extension BoardDeviceTests {
     let cuts = try replayCutsOnHost(
       fileSystem: fileSystem, points: Card.full ? "all" : "flushes,random:10", limit: Card.full ? 0 : 20)
     expectSound(cuts, published: files, "\(fileSystem) on the host")
-    print("power cut on the host: \(fileSystem): \(cuts.count) points in \(Int(Date().timeIntervalSince(started))) s")
+    let seconds = Date().timeIntervalSince(started)
+    print(String(format: "power cut on the host: %@: %d points in %.0f s, %.3f s a point", fileSystem, cuts.count, seconds, seconds / Double(max(cuts.count, 1))))
     // The replay can fail: the same points with the recovery left out (`true` for the binary) must find the
     // hidden files a cut leaves somewhere.
     let unrecovered = try replayCutsOnHost(fileSystem: fileSystem, points: "flushes,random:10", limit: 20, recovery: "/bin/true")
