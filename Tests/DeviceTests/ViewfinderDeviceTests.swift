@@ -12,6 +12,7 @@ extension BoardDeviceTests {
       throttled = true
       Thread.sleep(forTimeInterval: 2)
     }
+    defer { if throttled { _ = try? Board.unthrottle(config: "\(Board.share!)/\(name).conf") } }
     let idle = try rates(over: 6)
     let movies = Card.movies(in: try Board.logs(name)).count
     _ = try startRecording(name)
