@@ -169,6 +169,9 @@ extension BoardDeviceTests {
       try Board.waitFor("the next mode") { try lastScreen(name) != before }
     }
     try Board.waitFor(screen) { try lastScreen(name) == screen }
+    // The mode button acts on its press: its release settles (debounce) before the next button is pressed,
+    // or the two are heard as a chord and the next one's long press never comes.
+    Thread.sleep(forTimeInterval: Board.clickGap)
   }
 
   func toLiveStill(_ name: String) throws {
@@ -178,6 +181,7 @@ extension BoardDeviceTests {
       try Board.waitFor("the next mode") { try lastScreen(name) != before }
     }
     #expect(try lastScreen(name) == "live still")
+    Thread.sleep(forTimeInterval: Board.clickGap)
   }
 
   /// A still whose write fails (EIO): "Save failed", nothing visible, then "Storage not available" (the font's
