@@ -142,45 +142,46 @@ extension BoardDeviceTests {
   /// is deleted then.
   func aDeleteTheCardFailsLeavesTheItemAndTheCardNotAvailable(_ name: String) throws {
     try toReview(name, expecting: "browsing DCIM/100KIOSK/IMG_0002.JPG 1 / 2")
-    try Board.host([Board.cli, "click", "cancel", "--hold-ms", "1500"])
-    try Board.waitFor("the question") { try lastScreen(name).hasSuffix(" delete?") }
+    try askToDelete(name)
     try Card.card("fail")
     try Board.click("shutter")
     try Board.waitFor("the delete to fail") { try Board.logs(name).contains("the card failed a delete write") }
     try expectStorageNotAvailableOnScreen()
     try putTheCardBack(name, remount: true)
-    try toLiveStill(name)
+    try pressMode(name) { $0 == "live still" }
     try toReview(name, expecting: "browsing DCIM/100KIOSK/IMG_0002.JPG 1 / 2")
-    try Board.host([Board.cli, "click", "cancel", "--hold-ms", "1500"])
-    try Board.waitFor("the question") { try lastScreen(name).hasSuffix(" delete?") }
-    // The long press's release settled first (its debounce), or the next press is heard as a chord with it.
-    Thread.sleep(forTimeInterval: Board.clickGap)
+    try askToDelete(name)
     try Board.click("shutter")
     try Board.waitFor("the delete") { try lastScreen(name) == "browsing DCIM/100KIOSK/IMG_0001.JPG 1 / 1" }
     try Board.waitFor("the file gone") { try visibleOnCard() == ["IMG_0001.JPG"] }
-    try toLiveStill(name)
+    try pressMode(name) { $0 == "live still" }
+  }
+
+  /// Cancel held until review asks "delete?". Its release settles (debounce) before the confirming press, or
+  /// the two are heard as a chord.
+  func askToDelete(_ name: String) throws {
+    try Board.host([Board.cli, "click", "cancel", "--hold-ms", "1500"])
+    try Board.waitFor("the question") { try lastScreen(name).hasSuffix(" delete?") }
+    Thread.sleep(forTimeInterval: Board.clickGap)
   }
 
   /// The mode button goes round still, movie, review: pressed until review shows `screen`.
   func toReview(_ name: String, expecting screen: String) throws {
-    for _ in 0..<3 where !(try lastScreen(name).hasPrefix("browsing ")) {
-      let before = try lastScreen(name)
-      try Board.click("mode")
-      try Board.waitFor("the next mode") { try lastScreen(name) != before }
-    }
+    try pressMode(name) { $0.hasPrefix("browsing ") }
     try Board.waitFor(screen) { try lastScreen(name) == screen }
-    // The mode button acts on its press: its release settles (debounce) before the next button is pressed,
-    // or the two are heard as a chord and the next one's long press never comes.
-    Thread.sleep(forTimeInterval: Board.clickGap)
   }
 
-  func toLiveStill(_ name: String) throws {
-    for _ in 0..<3 where try lastScreen(name) != "live still" {
+  /// Presses the mode button, a screen change at a time, until the screen is `reached` (at most once round).
+  /// The mode acts on its press: its release settles (debounce) before the next button is pressed, or the two
+  /// are heard as a chord and the next one's long press never comes.
+  func pressMode(_ name: String, until reached: (String) -> Bool) throws {
+    for _ in 0..<3 where !reached(try lastScreen(name)) {
       let before = try lastScreen(name)
       try Board.click("mode")
       try Board.waitFor("the next mode") { try lastScreen(name) != before }
     }
-    #expect(try lastScreen(name) == "live still")
+    let screen = try lastScreen(name)
+    #expect(reached(screen), "\(screen)")
     Thread.sleep(forTimeInterval: Board.clickGap)
   }
 

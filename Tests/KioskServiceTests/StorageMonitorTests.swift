@@ -4,6 +4,7 @@
 import Foundation
 import KioskCore
 import LinuxIO
+import TestPeers
 import Testing
 
 @testable import CameraRoll
@@ -14,51 +15,29 @@ import Testing
 /// gets the old one's ID, as it does); and the adapter tells a card's failure from a full disk.
 @Suite(.enabled(if: getuid() == 0, "mounts a tmpfs: run as root"))
 struct StorageMonitorTests {
-  func run(_ arguments: [String]) throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: arguments[0])
-    process.arguments = Array(arguments.dropFirst())
-    try process.run()
-    process.waitUntilExit()
-    return process.terminationStatus
-  }
-
   func checked(_ events: [Event]) -> (available: Bool, mounts: Int)? {
     for case .rollStorage(let available, let mounts, _, _) in events { return (available, mounts) }
     return nil
   }
 
-  @Test func aCardTakenOutAndPutBackIsAChangeOfTheMountTable() throws {
-    let root = NSTemporaryDirectory() + "kioskcam-monitor-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: root) }
-    try #require(try run(["/bin/mount", "-t", "tmpfs", "-o", "size=8m", "kioskcam-monitor", root]) == 0)
-    defer { _ = try? run(["/bin/umount", root]) }
-    var config = Config()
-    config.roll.path = root
-    config.roll.mount = .mountPoint
-    config.roll.reserveMegabytes = 1
-    let roll = try CameraRoll(root: root, suffix: "KIOSK")
-    let loop = try EventLoop()
-    let monitor = try StorageMonitor(config: config, roll: roll, loop: loop) { _ in }
-    let first = try #require(checked(monitor.check(at: nil)))
-    #expect(first.available)
-    #expect(checked(monitor.check(at: nil))?.mounts == first.mounts, "nothing mounted since")
-    // Taken out and put back between two checks: a new mount of the same folder.
-    try #require(try run(["/bin/umount", root]) == 0)
-    try #require(try run(["/bin/mount", "-t", "tmpfs", "-o", "size=8m", "kioskcam-monitor", root]) == 0)
-    let again = try #require(checked(monitor.check(at: nil)))
-    #expect(again.available && again.mounts > first.mounts, "\(first) then \(again)")
+  func mount(_ root: String) throws {
+    let mounted = try peer(["/bin/mount", "-t", "tmpfs", "-o", "size=8m", "kioskcam-monitor", root])
+    try #require(mounted.status == 0, "\(mounted.stderr)")
   }
 
-  /// Heard by the loop itself, not only at the next check: a pulled card's file system taken away is a check
-  /// at once, with the card seen gone.
-  @Test func theLoopChecksAtOnceWhenTheRollIsUnmounted() throws {
+  func unmount(_ root: String) throws {
+    let unmounted = try peer(["/bin/umount", root])
+    try #require(unmounted.status == 0, "\(unmounted.stderr)")
+  }
+
+  /// A roll on a tmpfs of its own (`[roll] mount = mount-point`), its monitor on a loop that `body` may run;
+  /// what the monitor posts for the kiosk is collected in `posted`.
+  func withMonitoredRoll(_ body: (_ root: String, _ loop: EventLoop, _ monitor: StorageMonitor, _ posted: @escaping () -> [Event]) throws -> Void) throws {
     let root = NSTemporaryDirectory() + "kioskcam-monitor-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: root) }
-    try #require(try run(["/bin/mount", "-t", "tmpfs", "-o", "size=8m", "kioskcam-monitor", root]) == 0)
-    defer { _ = try? run(["/bin/umount", root]) }
+    try mount(root)
+    defer { _ = try? peer(["/bin/umount", root]) }
     var config = Config()
     config.roll.path = root
     config.roll.mount = .mountPoint
@@ -69,11 +48,32 @@ struct StorageMonitorTests {
     let monitor = try StorageMonitor(config: config, roll: roll, loop: loop) { event in
       if case .kiosk(let event) = event { posted.append(event) }
     }
-    let before = try #require(checked(monitor.check(at: nil)))
-    try #require(try run(["/bin/umount", root]) == 0)
-    try KioskServiceTests.run(loop) { checked(posted)?.available == false }
-    let seen = try #require(checked(posted))
-    #expect(!seen.available && seen.mounts > before.mounts, "\(posted)")
+    try body(root, loop, monitor) { posted }
+  }
+
+  @Test func aCardTakenOutAndPutBackIsAChangeOfTheMountTable() throws {
+    try withMonitoredRoll { root, _, monitor, _ in
+      let first = try #require(checked(monitor.check(at: nil)))
+      #expect(first.available)
+      #expect(checked(monitor.check(at: nil))?.mounts == first.mounts, "nothing mounted since")
+      // Taken out and put back between two checks: a new mount of the same folder.
+      try unmount(root)
+      try mount(root)
+      let again = try #require(checked(monitor.check(at: nil)))
+      #expect(again.available && again.mounts > first.mounts, "\(first) then \(again)")
+    }
+  }
+
+  /// Heard by the loop itself, not only at the next check: a pulled card's file system taken away is a check
+  /// at once, with the card seen gone.
+  @Test func theLoopChecksAtOnceWhenTheRollIsUnmounted() throws {
+    try withMonitoredRoll { root, loop, monitor, posted in
+      let before = try #require(checked(monitor.check(at: nil)))
+      try unmount(root)
+      try KioskServiceTests.run(loop) { checked(posted())?.available == false }
+      let seen = try #require(checked(posted()))
+      #expect(!seen.available && seen.mounts > before.mounts, "\(posted())")
+    }
   }
 
   @Test func aFullDiskIsNotAFailedCard() {
