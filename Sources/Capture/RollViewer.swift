@@ -90,7 +90,7 @@ public struct ViewedItem: Sendable {
 
 /// Reading the roll for review mode; runs on a worker, never on the loop.
 public enum RollViewer {
-  /// Every published still and movie, for the kiosk's browser.
+  /// Every published still and movie, for the kiosk's review mode.
   public static func entries(root: String) -> [RollEntry] {
     var entries: [RollEntry] = []
     for folder in DirectoryListing.names(in: "\(root)/DCIM") where RollNumber.folderNumber(of: folder) != nil {

@@ -1,5 +1,5 @@
 // The kiosk's buttons and control requests: gestures to shutter, cancel, mode, camera and zoom, and review
-// mode's browsing.
+// mode's stepping through the roll.
 extension Kiosk {
   mutating func gesture(_ gesture: Gesture) -> [Action] {
     // One line per accepted press: what a technician needs to tell a ghost press from a real one.
@@ -14,7 +14,7 @@ extension Kiosk {
   }
 
   mutating func acted(on gesture: Gesture) -> [Action] {
-    if mode == .review, let actions = browsing(gesture) { return actions }
+    if mode == .review, let actions = reviewing(gesture) { return actions }
     switch gesture {
     case .down(.shutter, let time):
       return shutter(at: time)
@@ -42,43 +42,43 @@ extension Kiosk {
   /// Review mode's buttons: shutter short = older, shutter long = newer, cancel short = play or stop a movie,
   /// cancel long = delete (when allowed; shutter confirms, anything else keeps it). Nil: not review's business
   /// (the mode button).
-  mutating func browsing(_ gesture: Gesture) -> [Action]? {
+  mutating func reviewing(_ gesture: Gesture) -> [Action]? {
     switch gesture {
     case .down(let role, let time), .up(let role, let time):
       guard role != .mode else { return nil }
-      browse.lastInput = max(browse.lastInput, time)
+      reviewState.lastInput = max(reviewState.lastInput, time)
       return []
     case .shortPress(.mode, _), .longPress(.mode, _), .chord:
       return nil
     default:
       break
     }
-    if case .longPress(_, let time) = gesture { browse.lastInput = max(browse.lastInput, time) }
-    guard let current = browser.current else { return [] }
-    if browse.confirmingDelete {
-      browse.confirmingDelete = false
+    if case .longPress(_, let time) = gesture { reviewState.lastInput = max(reviewState.lastInput, time) }
+    guard let current = review.current else { return [] }
+    if reviewState.confirmingDelete {
+      reviewState.confirmingDelete = false
       guard case .shortPress(.shutter, _) = gesture else { return [.log("delete of \(current.path) cancelled")] }
       guard rollAvailable else { return [.log("delete of \(current.path) refused: storage not available")] }
-      browser.remove(current.path)
+      review.remove(current.path)
       var actions: [Action] = [.deleteItem(current.path), .log("deleted \(current.path)")]
-      if browser.isEmpty { actions += leaveReview(at: now) }
+      if review.isEmpty { actions += leaveReview(at: now) }
       return actions
     }
     switch gesture {
     case .shortPress(.shutter, _):
-      browse.playing = false
-      browser.older()
+      reviewState.playing = false
+      review.older()
     case .longPress(.shutter, _):
-      browse.playing = false
-      browser.newer()
+      reviewState.playing = false
+      review.newer()
     case .shortPress(.cancel, _):
       guard current.kind == .movie else { return [] }
-      browse.playing.toggle()
+      reviewState.playing.toggle()
     case .longPress(.cancel, _):
       guard settings.allowDelete else { return [.log("delete from the kiosk is off ([review] allow-delete)")] }
       guard rollAvailable else { return [.log("delete refused: storage not available")] }
-      browse.playing = false
-      browse.confirmingDelete = true
+      reviewState.playing = false
+      reviewState.confirmingDelete = true
     default:
       break
     }
@@ -88,15 +88,15 @@ extension Kiosk {
   /// Back to the live picture: the idle timeout, or nothing left to show.
   mutating func leaveReview(at time: Instant) -> [Action] {
     guard let home = [KioskMode.still, .movie].first(where: { available.contains($0) }) else {
-      browse.lastInput = time  // nowhere to go: wait another idle period rather than tick at once
+      reviewState.lastInput = time  // nowhere to go: wait another idle period rather than tick at once
       return []
     }
     return switchMode(to: home, at: time)
   }
 
-  var browseIdleDeadline: Instant? {
-    guard mode == .review, !browse.playing else { return nil }
-    return browse.lastInput + settings.browseIdle
+  var reviewIdleDeadline: Instant? {
+    guard mode == .review, !reviewState.playing else { return nil }
+    return reviewState.lastInput + settings.reviewIdle
   }
 
   mutating func shutter(at time: Instant) -> [Action] {
@@ -109,8 +109,8 @@ extension Kiosk {
       activity = .idle
       return [.log("countdown cancelled")]
     case (.review, .idle):
-      // Only the control socket gets here (the shutter button browses): a still taken while someone reviews
-      // joins the list, and the screen stays on the item being looked at.
+      // Only the control socket gets here (the shutter button steps through the roll): a still taken while
+      // someone reviews joins the list, and the screen stays on the item being looked at.
       return capture(pressedAt: time)
     case (.still, .idle):
       message = nil
@@ -199,8 +199,8 @@ extension Kiosk {
     activity = .idle
     mode = wanted
     if wanted == .review {
-      browser.selectNewest()
-      browse = (playing: false, confirmingDelete: false, lastInput: time)
+      review.selectNewest()
+      reviewState = (playing: false, confirmingDelete: false, lastInput: time)
     }
     return actions + [.log("mode \(wanted.rawValue)")]
   }

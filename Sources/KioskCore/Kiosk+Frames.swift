@@ -55,8 +55,8 @@ extension Kiosk {
     default:
       break
     }
-    if let idle = browseIdleDeadline, now >= idle {
-      actions += [.log("review idle for \(settings.browseIdle): back to the live picture")] + leaveReview(at: idle)
+    if let idle = reviewIdleDeadline, now >= idle {
+      actions += [.log("review idle for \(settings.reviewIdle): back to the live picture")] + leaveReview(at: idle)
     }
     return actions
   }

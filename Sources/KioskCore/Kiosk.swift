@@ -20,12 +20,12 @@ public struct Kiosk: Sendable {
   /// What the service can offer; review also needs something in the roll to show.
   var offered: Set<KioskMode> = [.still]
   public var available: Set<KioskMode> {
-    browser.isEmpty ? offered.subtracting([.review]) : offered
+    review.isEmpty ? offered.subtracting([.review]) : offered
   }
   /// The roll, newest first, and the item review mode shows.
-  public internal(set) var browser = RollBrowser()
+  public internal(set) var review = RollReview()
   /// Review mode's state: a movie playing, a delete being confirmed, and the last press (for the idle timeout).
-  var browse = (playing: false, confirmingDelete: false, lastInput: Instant(nanoseconds: 0))
+  var reviewState = (playing: false, confirmingDelete: false, lastInput: Instant(nanoseconds: 0))
   public internal(set) var screen = Screen.live(.still)
   public internal(set) var cameraAvailable = true
   /// Free space is below the reserve: stills and movies are refused before the disk fills, so the last
@@ -71,7 +71,7 @@ public struct Kiosk: Sendable {
     case .idle, .capturing:
       break
     }
-    if let idle = browseIdleDeadline { deadlines.append(idle) }
+    if let idle = reviewIdleDeadline { deadlines.append(idle) }
     return deadlines.min()
   }
 
@@ -114,13 +114,13 @@ public struct Kiosk: Sendable {
       offered = modes
       if !available.contains(mode), available.contains(.still) { actions += switchMode(to: .still, at: time) }
     case .roll(let entries, let time):
-      browser.update(entries)
-      if mode == .review, browser.isEmpty { actions += [.log("review: the roll is empty")] + leaveReview(at: time) }
+      review.update(entries)
+      if mode == .review, review.isEmpty { actions += [.log("review: the roll is empty")] + leaveReview(at: time) }
     case .buttonsLost(let roles, _):
       for role in roles { gestures.forget(role) }
     case .playbackEnded:
-      browse.playing = false
-      browse.lastInput = max(browse.lastInput, event.time)
+      reviewState.playing = false
+      reviewState.lastInput = max(reviewState.lastInput, event.time)
     case .cameraLost(let reason, let time):
       cameraAvailable = false
       recentFrames.removeAll()
@@ -167,11 +167,11 @@ public struct Kiosk: Sendable {
       case .checkingPhoto(let name, _): newScreen = .checkingPhoto(name)
       case .recording(let since, let until): newScreen = .recording(since: since, until: until)
       case .idle, .capturing:
-        if mode == .review, let item = browser.current {
-          newScreen = .browsing(
-            BrowseView(
-              item: item, position: browser.position, count: browser.items.count, playing: browse.playing,
-              confirmingDelete: browse.confirmingDelete))
+        if mode == .review, let item = review.current {
+          newScreen = .reviewing(
+            ReviewView(
+              item: item, position: review.position, count: review.items.count, playing: reviewState.playing,
+              confirmingDelete: reviewState.confirmingDelete))
         } else {
           newScreen = .live(mode)
         }

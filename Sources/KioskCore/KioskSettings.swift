@@ -16,14 +16,14 @@ public struct KioskSettings: Sendable, Equatable {
   /// How many cameras the `camera` button cycles through; with one, the button does nothing.
   public var cameras: Int
   /// Review mode with no button pressed (and no movie playing) for this long goes back to the live picture.
-  public var browseIdle: Duration
+  public var reviewIdle: Duration
   /// Whether review mode may delete (long press on cancel, then shutter to confirm).
   public var allowDelete: Bool
 
   public init(
     gestures: GestureTiming, countdown: Duration = .zero, photoCheck: Duration = .zero,
     movieMaximum: Duration = .seconds(600), messageTime: Duration = .seconds(3), flashLead: Duration? = nil,
-    flashForMovies: Bool = false, cameras: Int = 1, browseIdle: Duration = .seconds(60), allowDelete: Bool = false
+    flashForMovies: Bool = false, cameras: Int = 1, reviewIdle: Duration = .seconds(60), allowDelete: Bool = false
   ) {
     self.cameras = cameras
     self.flashLead = flashLead
@@ -33,7 +33,7 @@ public struct KioskSettings: Sendable, Equatable {
     self.photoCheck = photoCheck
     self.movieMaximum = movieMaximum
     self.messageTime = messageTime
-    self.browseIdle = browseIdle
+    self.reviewIdle = reviewIdle
     self.allowDelete = allowDelete
   }
 }

@@ -36,8 +36,8 @@ public enum Screen: Sendable, Equatable {
   case checkingPhoto(String)
   /// Recording since the instant, stopping by itself at the limit.
   case recording(since: Instant, until: Instant)
-  /// Browsing the roll (review mode): one item full screen.
-  case browsing(BrowseView)
+  /// Reviewing the roll (review mode): one item full screen.
+  case reviewing(ReviewView)
   /// A full-screen state in plain words: "Camera not available", "Storage full", "Save failed".
   case message(String)
 }

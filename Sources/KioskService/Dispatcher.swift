@@ -196,8 +196,8 @@ func describe(_ screen: Screen) -> String {
   case .countdown(let seconds): "countdown \(seconds)"
   case .checkingPhoto(let name): "review \(name)"
   case .recording: "recording"
-  case .browsing(let view):
-    "browsing \(view.item.path) \(view.positionText)" + (view.playing ? " playing" : "")
+  case .reviewing(let view):
+    "reviewing \(view.item.path) \(view.positionText)" + (view.playing ? " playing" : "")
       + (view.confirmingDelete ? " delete?" : "")
   case .message(let text): text
   }

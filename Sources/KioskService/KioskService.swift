@@ -103,7 +103,7 @@ public final class KioskService {
     let (decoder, decoderEvidence) = CapabilityProbe.previewDecoder(config)
     log("preview decoder: \(decoderEvidence)")
     let preview = PreviewSink(
-      config: config, display: display, source: camera, browsing: player, workers: PreviewSink.workers(for: config),
+      config: config, display: display, source: camera, player: player, workers: PreviewSink.workers(for: config),
       decoder: decoder, results: results, loopCPU: loopCPU,
       overlayContent: Self.overlayContent(dispatcher, panel, storage, movie, camera))
     let stills = StillWriter(

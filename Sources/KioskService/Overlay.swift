@@ -114,7 +114,7 @@ struct Overlay {
       let size = painter.size(of: words, scale: scale)
       text(words, x: (target.width - size.width) / 2, y: target.height - margin - size.height, scale: scale,
         background: Self.shade, on: target)
-    case .live, .browsing, .message:
+    case .live, .reviewing, .message:
       break
     }
     if !content.off.isEmpty {
@@ -128,7 +128,7 @@ struct Overlay {
 
   /// Review mode's words over the item: what it is and when (top left), where it is in the roll (bottom
   /// right), and the delete question in the middle while it is asked.
-  func drawBrowse(_ view: BrowseView, title: String, date: String, on target: DrawTarget) {
+  func drawReview(_ view: ReviewView, title: String, date: String, on target: DrawTarget) {
     let scale = labelScale
     let cell = painter.font.glyphHeight * scale
     text(title, x: margin, y: margin, scale: scale, background: Self.shade, on: target)

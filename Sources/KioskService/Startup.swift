@@ -124,7 +124,7 @@ struct Startup {
       movieMaximum: config.movie.maximumDuration,
       flashLead: flashLamp == nil ? nil : config.outputs.flashLead,
       flashForMovies: config.outputs.flashForMovies, cameras: max(1, config.camera.cycle.count),
-      browseIdle: config.review.idle, allowDelete: config.review.allowDelete)
+      reviewIdle: config.review.idle, allowDelete: config.review.allowDelete)
     if let roll { _ = RollRecovery.run(roll) }
     logFindings(config, verdict, gate)
   }

@@ -141,7 +141,7 @@ extension BoardDeviceTests {
   /// no delete asked of it again; put back, the item is there again (the delete never reached the card) and
   /// is deleted then.
   func aDeleteTheCardFailsLeavesTheItemAndTheCardNotAvailable(_ name: String) throws {
-    try toReview(name, expecting: "browsing DCIM/100KIOSK/IMG_0002.JPG 1 / 2")
+    try toReview(name, expecting: "reviewing DCIM/100KIOSK/IMG_0002.JPG 1 / 2")
     try askToDelete(name)
     try Card.card("fail")
     try Board.click("shutter")
@@ -149,10 +149,10 @@ extension BoardDeviceTests {
     try expectStorageNotAvailableOnScreen()
     try putTheCardBack(name, remount: true)
     try pressMode(name) { $0 == "live still" }
-    try toReview(name, expecting: "browsing DCIM/100KIOSK/IMG_0002.JPG 1 / 2")
+    try toReview(name, expecting: "reviewing DCIM/100KIOSK/IMG_0002.JPG 1 / 2")
     try askToDelete(name)
     try Board.click("shutter")
-    try Board.waitFor("the delete") { try lastScreen(name) == "browsing DCIM/100KIOSK/IMG_0001.JPG 1 / 1" }
+    try Board.waitFor("the delete") { try lastScreen(name) == "reviewing DCIM/100KIOSK/IMG_0001.JPG 1 / 1" }
     try Board.waitFor("the file gone") { try visibleOnCard() == ["IMG_0001.JPG"] }
     try pressMode(name) { $0 == "live still" }
   }
@@ -167,7 +167,7 @@ extension BoardDeviceTests {
 
   /// The mode button goes round still, movie, review: pressed until review shows `screen`.
   func toReview(_ name: String, expecting screen: String) throws {
-    try pressMode(name) { $0.hasPrefix("browsing ") }
+    try pressMode(name) { $0.hasPrefix("reviewing ") }
     try Board.waitFor(screen) { try lastScreen(name) == screen }
   }
 

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Review mode on the board: a roll made on the host by ffmpeg (stills of known colours at three sizes, one
-/// Motion-JPEG movie that is yellow for 1 s, then magenta for 8 s), browsed with the gpio-sim buttons and
+/// Motion-JPEG movie that is yellow for 1 s, then magenta for 8 s), stepped through with the gpio-sim buttons and
 /// checked in QEMU's screendumps.
 extension BoardDeviceTests {
   static let red = (255, 0, 0), green = (0, 255, 0), blue = (0, 0, 255)
@@ -45,7 +45,7 @@ extension BoardDeviceTests {
   func expectShown(_ service: String, _ file: String, _ position: String, _ colour: (Int, Int, Int), playing: Bool = false)
     throws
   {
-    let line = "screen: browsing DCIM/100KIOSK/\(file) \(position)\(playing ? " playing" : "")\n"
+    let line = "screen: reviewing DCIM/100KIOSK/\(file) \(position)\(playing ? " playing" : "")\n"
     try Board.waitFor("'\(line.dropLast())' in the log") { try Board.logs(service).contains(line) }
     var last: (Int, Int, Int) = (-1, -1, -1)
     var text: [String] = ["no screendump"]
@@ -60,72 +60,72 @@ extension BoardDeviceTests {
     #expect(text.isEmpty, "\(text)")
   }
 
-  @Test func reviewModeBrowsesPlaysAndTimesOut() throws {
-    let (config, roll) = try Board.makeConfig(name: "browse") { $0 + "\n[review]\nidle-s = 25\n" }
+  @Test func reviewModeStepsPlaysAndTimesOut() throws {
+    let (config, roll) = try Board.makeConfig(name: "review-mode") { $0 + "\n[review]\nidle-s = 25\n" }
     try makeReviewRoll(roll)
-    try Board.withService("browse", config: config) {
+    try Board.withService("review-mode", config: config) {
 
       // The mode button: newest first, a movie shows its first frame, its name and its length.
       try Board.click("mode")
-      try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
+      try expectShown("review-mode", "IMG_0004.MOV", "1 / 4", Self.yellow)
       let screen = try Board.screendump()
       #expect(OverlayText.mismatches(in: screen, "IMG_0004.MOV 0:09", x: 25, y: 25, scale: 2, background: (0, 0, 0)).isEmpty)
 
       // Shutter: older. The 4000x3000 photo is decoded at a DCT scale, never at full size.
       try Board.click("shutter")
-      try expectShown("browse", "IMG_0003.JPG", "2 / 4", Self.blue)
+      try expectShown("review-mode", "IMG_0003.JPG", "2 / 4", Self.blue)
       try Board.click("shutter")
-      try expectShown("browse", "IMG_0002.JPG", "3 / 4", Self.green)
-      let decoded = try Board.logs("browse").split(separator: "\n").first { $0.contains("review DCIM/100KIOSK/IMG_0002.JPG: 4000x3000") }
+      try expectShown("review-mode", "IMG_0002.JPG", "3 / 4", Self.green)
+      let decoded = try Board.logs("review-mode").split(separator: "\n").first { $0.contains("review DCIM/100KIOSK/IMG_0002.JPG: 4000x3000") }
       #expect(decoded?.contains("decoded at 1/2 to 2000x1500, shown at 1066x800+107+0") == true, "\(decoded ?? "no line")")
       #expect(try Board.screendump().pixel(50, 400) == (0, 0, 0), "pillarbox bars")
       try Board.click("shutter")
-      try expectShown("browse", "IMG_0001.JPG", "4 / 4", Self.red)
+      try expectShown("review-mode", "IMG_0001.JPG", "4 / 4", Self.red)
       try Board.click("shutter")
-      try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
+      try expectShown("review-mode", "IMG_0004.MOV", "1 / 4", Self.yellow)
 
       // A long press on shutter: newer (round from the newest to the oldest).
       let long = try Board.host([Board.cli, "click", "shutter", "--hold-ms", "1500"])
       try #require(long.status == 0, "\(long.stderr)")
-      try expectShown("browse", "IMG_0001.JPG", "4 / 4", Self.red)
+      try expectShown("review-mode", "IMG_0001.JPG", "4 / 4", Self.red)
       try Board.click("shutter")
-      try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
+      try expectShown("review-mode", "IMG_0004.MOV", "1 / 4", Self.yellow)
 
       // Cancel plays the movie: it turns magenta after its first second; cancel again stops it at its first frame.
       try Board.click("cancel")
-      try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.magenta, playing: true)
+      try expectShown("review-mode", "IMG_0004.MOV", "1 / 4", Self.magenta, playing: true)
       try Board.click("cancel")
-      try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
+      try expectShown("review-mode", "IMG_0004.MOV", "1 / 4", Self.yellow)
       // Played to the end, it comes back to its first frame by itself.
       try Board.click("cancel")
-      try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.magenta, playing: true)
+      try expectShown("review-mode", "IMG_0004.MOV", "1 / 4", Self.magenta, playing: true)
       try Board.waitFor("the end of the movie") {
-        try lastScreen("browse") == "browsing DCIM/100KIOSK/IMG_0004.MOV 1 / 4"
+        try lastScreen("review-mode") == "reviewing DCIM/100KIOSK/IMG_0004.MOV 1 / 4"
       }
-      try expectShown("browse", "IMG_0004.MOV", "1 / 4", Self.yellow)
-      let played = try Board.logs("browse").split(separator: "\n").filter { $0.contains("playing DCIM/100KIOSK/IMG_0004.MOV") }
+      try expectShown("review-mode", "IMG_0004.MOV", "1 / 4", Self.yellow)
+      let played = try Board.logs("review-mode").split(separator: "\n").filter { $0.contains("playing DCIM/100KIOSK/IMG_0004.MOV") }
       #expect(played.count == 2 && played.allSatisfy { $0.contains(": 90 frames, ") }, "\(played)")
 
       // A still taken over the control socket joins the list; the screen stays on the movie, now 2 / 5.
       let shutter = try Board.control("shutter")
       #expect(shutter.status == 0 && shutter.stdout == "ok\n", "\(shutter.stdout) \(shutter.stderr)")
-      try expectShown("browse", "IMG_0004.MOV", "2 / 5", Self.yellow)
+      try expectShown("review-mode", "IMG_0004.MOV", "2 / 5", Self.yellow)
       #expect(FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0005.JPG"))
       try Board.click("shutter")
-      try Board.waitFor("the next older item") { try lastScreen("browse") == "browsing DCIM/100KIOSK/IMG_0003.JPG 3 / 5" }
+      try Board.waitFor("the next older item") { try lastScreen("review-mode") == "reviewing DCIM/100KIOSK/IMG_0003.JPG 3 / 5" }
       try Board.host([Board.cli, "click", "shutter", "--hold-ms", "1500"])
       try Board.host([Board.cli, "click", "shutter", "--hold-ms", "1500"])
       try Board.waitFor("the photo from the socket, newest") {
-        try lastScreen("browse") == "browsing DCIM/100KIOSK/IMG_0005.JPG 1 / 5"
+        try lastScreen("review-mode") == "reviewing DCIM/100KIOSK/IMG_0005.JPG 1 / 5"
       }
 
       // Left alone, review goes back to the live picture.
-      func liveScreens() throws -> Int { try Board.logs("browse").components(separatedBy: "screen: live still\n").count }
+      func liveScreens() throws -> Int { try Board.logs("review-mode").components(separatedBy: "screen: live still\n").count }
       let before = try liveScreens()
       try Board.waitFor("the idle timeout", seconds: 120) { try liveScreens() > before }
-      #expect(try Board.logs("browse").contains("review idle for 25.0 seconds: back to the live picture"))
+      #expect(try Board.logs("review-mode").contains("review idle for 25.0 seconds: back to the live picture"))
       try Board.waitFor("vivid's bars") { VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty }
-      let stopped = try Board.kill("browse")
+      let stopped = try Board.kill("review-mode")
       #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
     }
   }
@@ -145,10 +145,10 @@ extension BoardDeviceTests {
         try Board.waitFor("still \(number)") { try Board.logs("delete").contains("still DCIM/100KIOSK/IMG_000\(number).JPG") }
       }
       try Board.click("mode")
-      try Board.waitFor("review") { try lastScreen("delete") == "browsing DCIM/100KIOSK/IMG_0002.JPG 1 / 2" }
+      try Board.waitFor("review") { try lastScreen("delete") == "reviewing DCIM/100KIOSK/IMG_0002.JPG 1 / 2" }
       let long = try Board.host([Board.cli, "click", "cancel", "--hold-ms", "1500"])
       try #require(long.status == 0, "\(long.stderr)")
-      try Board.waitFor("the question") { try lastScreen("delete") == "browsing DCIM/100KIOSK/IMG_0002.JPG 1 / 2 delete?" }
+      try Board.waitFor("the question") { try lastScreen("delete") == "reviewing DCIM/100KIOSK/IMG_0002.JPG 1 / 2 delete?" }
       // "Delete?" centred on the middle of three lines, white on red, scale 2.
       var words: [String] = []
       try Board.waitFor("Delete? on screen", seconds: 60) {
@@ -158,7 +158,7 @@ extension BoardDeviceTests {
       }
       #expect(words.isEmpty, "\(words)")
       try Board.click("shutter")
-      try Board.waitFor("the delete") { try lastScreen("delete") == "browsing DCIM/100KIOSK/IMG_0001.JPG 1 / 1" }
+      try Board.waitFor("the delete") { try lastScreen("delete") == "reviewing DCIM/100KIOSK/IMG_0001.JPG 1 / 1" }
       try Board.waitFor("IMG_0002.JPG gone") { !FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0002.JPG") }
       try Board.waitFor("its record gone") {
         let records = (try? String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)) ?? ""
@@ -183,7 +183,7 @@ extension BoardDeviceTests {
       let exif = try Board.host(["/usr/bin/exiftool", "-s3", "-n", "-Orientation", "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"])
       #expect(exif.stdout == "8\n", "\(exif.stdout)")
       try Board.click("mode")
-      try Board.waitFor("review") { try lastScreen("upright") == "browsing DCIM/100KIOSK/IMG_0001.JPG 1 / 1" }
+      try Board.waitFor("review") { try lastScreen("upright") == "reviewing DCIM/100KIOSK/IMG_0001.JPG 1 / 1" }
       // 640x360 turned fits 1280x800 as 450x800 in the middle; bars from the bottom up.
       var mismatches = ["no screendump yet"]
       try Board.waitFor("the photo upright", seconds: 60) {

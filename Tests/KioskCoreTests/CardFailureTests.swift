@@ -82,8 +82,8 @@ extension ReviewModeTests {
     #expect(kiosk.screen == .message("Storage not available"))
     #expect(click(&kiosk, .cancel, at: 5000, hold: 1200).contains(.log("delete refused: storage not available")))
     _ = kiosk.handle(.rollStorage(available: true, mounts: 2, detail: "/roll: writable", at: ms(7000)))
-    #expect(kiosk.mode == .review && browsing(kiosk)?.item == entry(2, .movie), "\(kiosk.screen)")
+    #expect(kiosk.mode == .review && reviewing(kiosk)?.item == entry(2, .movie), "\(kiosk.screen)")
     _ = click(&kiosk, .cancel, at: 8000, hold: 1200)
-    #expect(browsing(kiosk)?.confirmingDelete == true, "asked again once the card is back")
+    #expect(reviewing(kiosk)?.confirmingDelete == true, "asked again once the card is back")
   }
 }

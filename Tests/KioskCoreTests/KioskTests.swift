@@ -175,7 +175,7 @@ import Testing
     #expect(all.mode == .movie)
     _ = click(&all, .mode, at: 1000)
     #expect(all.mode == .review)
-    #expect(all.screen == .browsing(BrowseView(item: photo, position: 1, count: 1)))
+    #expect(all.screen == .reviewing(ReviewView(item: photo, position: 1, count: 1)))
     _ = click(&all, .mode, at: 2000)
     #expect(all.mode == .still)
 

@@ -192,21 +192,21 @@ import Testing
     #expect(rig.control.replies[4] == "error: mode movie is not available (available: still)")
   }
 
-  @Test func reviewBrowsesTheRollWithTheButtons() {
+  @Test func reviewStepsThroughTheRollWithTheButtons() {
     let rig = Rig()
     let entries = [1, 2, 3].map { RollEntry(path: "DCIM/100KIOSK/IMG_000\($0).JPG")! }
     rig.player.listed(entries)
     rig.post(.kiosk(.remote(.mode(.review), client: 1, at: rig.ms(100))))
     #expect(rig.control.replies[1] == "ok")
-    guard case .browsing(let newest) = rig.screenShown else {
-      Issue.record("not browsing: \(rig.screenShown)")
+    guard case .reviewing(let newest) = rig.screenShown else {
+      Issue.record("not reviewing: \(rig.screenShown)")
       return
     }
     #expect(newest.item.path == "DCIM/100KIOSK/IMG_0003.JPG")
     #expect(rig.screen.shown.last == rig.screenShown, "the screen driver was told")
     rig.click(.shutter, at: 1000)
-    guard case .browsing(let older) = rig.screenShown else {
-      Issue.record("not browsing: \(rig.screenShown)")
+    guard case .reviewing(let older) = rig.screenShown else {
+      Issue.record("not reviewing: \(rig.screenShown)")
       return
     }
     #expect(older.item.path == "DCIM/100KIOSK/IMG_0002.JPG")

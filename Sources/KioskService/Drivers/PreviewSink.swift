@@ -20,7 +20,7 @@ final class PreviewSink: ScreenDriver {
   private let config: Config
   private let display: DisplaySession
   private let source: any FrameSource
-  private let browsing: RollPlayer
+  private let player: RollPlayer
   /// What the overlay says, read on the loop when a frame is handed over.
   private let overlayContent: () -> OverlayContent
   private let pipeline: PreviewPipeline
@@ -49,7 +49,7 @@ final class PreviewSink: ScreenDriver {
   private(set) var latency = LatencyWindow()
 
   init(
-    config: Config, display: DisplaySession, source: any FrameSource, browsing: RollPlayer, workers: Int,
+    config: Config, display: DisplaySession, source: any FrameSource, player: RollPlayer, workers: Int,
     decoder: FrameDecoderChoice = .turboJPEG, results: Mailbox<ServiceEvent>, loopCPU: LoopCPU,
     overlayContent: @escaping () -> OverlayContent
   ) {
@@ -57,7 +57,7 @@ final class PreviewSink: ScreenDriver {
     self.config = config
     self.display = display
     self.source = source
-    self.browsing = browsing
+    self.player = player
     self.overlayContent = overlayContent
     pipeline = PreviewPipeline(workers: workers, decoder: decoder) { results.post(.previewDrawn($0)) }
   }
@@ -80,7 +80,7 @@ final class PreviewSink: ScreenDriver {
   private var showsPreview: Bool {
     switch screen {
     case .live, .countdown, .recording, .checkingPhoto: true
-    case .browsing, .message: false
+    case .reviewing, .message: false
     }
   }
 
@@ -89,13 +89,13 @@ final class PreviewSink: ScreenDriver {
     self.screen = screen
     // The overlay's words change with a countdown or a recording's clock; only another picture is a change.
     if shownPicture != before { changed() }
-    guard case .browsing(let view) = screen else {
-      browsing.leave()
+    guard case .reviewing(let view) = screen else {
+      player.leave()
       guard display.card != nil else { return }
       if showsPreview { messageWaiting = false } else { drawMessage() }
       return
     }
-    browsing.browse(view)
+    player.review(view)
   }
 
   /// What the live screens draw: the camera's frames, or the photo under check (nil: no live picture).

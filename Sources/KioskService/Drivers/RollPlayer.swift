@@ -25,7 +25,7 @@ final class RollPlayer: RollPlayerDriver {
   private let results: Mailbox<ServiceEvent>
   private let post: (ServiceEvent) -> Void
   /// The view on screen; nil when review is not.
-  private var view: BrowseView?
+  private var view: ReviewView?
   /// The item review mode shows (decoded), and the one being read for it.
   private var shown: ViewedItem?
   private var loading: String?
@@ -116,7 +116,7 @@ final class RollPlayer: RollPlayerDriver {
 
   /// Shows the item the kiosk selected: read and decoded on the viewer queue the first time, drawn from
   /// memory after that (a new position, the delete question); a movie plays from the playback timer.
-  func browse(_ view: BrowseView) {
+  func review(_ view: ReviewView) {
     self.view = view
     if let playback, !view.playing || playback.path != view.item.path { stopPlayback() }
     guard let card = display.card, let roll else { return }
@@ -154,7 +154,7 @@ final class RollPlayer: RollPlayerDriver {
       // The thumbnail, unless the photo itself is already on screen.
       guard let view, view.item.path == item.path, shown?.path != item.path else { return }
       shown = item
-      browse(view)
+      review(view)
       return
     }
     if loading == item.path { loading = nil }
@@ -164,7 +164,7 @@ final class RollPlayer: RollPlayerDriver {
         + " to \(picture.picture.width)x\(picture.picture.height), shown at \(picture.scaler.target)")
     guard let view, view.item.path == item.path else { return }
     shown = item
-    browse(view)
+    review(view)
   }
 
   func viewFailed(path: String, reason: String) {
@@ -187,7 +187,7 @@ final class RollPlayer: RollPlayerDriver {
   }
 
   /// The item's picture (or a movie frame) fitted to the screen, with its words on top; true when drawn.
-  private func draw(_ item: ViewedItem, _ view: BrowseView, frame: (FittedPicture, elapsed: Int64)?) -> Bool {
+  private func draw(_ item: ViewedItem, _ view: ReviewView, frame: (FittedPicture, elapsed: Int64)?) -> Bool {
     let name = String(item.path.split(separator: "/").last ?? "")
     var title = name
     if let movie = item.movie {
@@ -200,7 +200,7 @@ final class RollPlayer: RollPlayerDriver {
     self.fitter = fitter
     return display.present { target in
       picture.draw(into: target.pixels, width: target.width, height: target.height, stride: target.stride, with: fitter)
-      overlay?.drawBrowse(view, title: title, date: item.date, on: target)
+      overlay?.drawReview(view, title: title, date: item.date, on: target)
     }
   }
 

@@ -30,9 +30,9 @@ public struct RollEntry: Sendable, Hashable {
 /// The roll in review mode, newest first, and which item is on screen.
 ///
 /// The list comes from the disk whenever it may have changed (a capture, a delete, a start); the selection
-/// follows the item, not the position, so a photo taken over the control socket while someone browses does
+/// follows the item, not the position, so a photo taken over the control socket while someone reviews does
 /// not move the picture under them: only its position ("13 / 241") changes.
-public struct RollBrowser: Sendable, Equatable {
+public struct RollReview: Sendable, Equatable {
   public private(set) var items: [RollEntry] = []
   public private(set) var index = 0
 
@@ -80,7 +80,7 @@ public struct RollBrowser: Sendable, Equatable {
 }
 
 /// What review mode shows: the item, where it is in the roll, and what is going on with it.
-public struct BrowseView: Sendable, Equatable {
+public struct ReviewView: Sendable, Equatable {
   public var item: RollEntry
   /// 1 is the newest.
   public var position: Int
