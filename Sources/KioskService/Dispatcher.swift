@@ -68,9 +68,9 @@ final class Dispatcher {
       drivers.supervisor.cameraUnavailable(reason)
     case .displayChanged:
       drivers.screen.displayChanged()
+      drivers.player.displayChanged()
     case .flipDone:
       drivers.screen.flipDone()
-      drivers.player.flipDone()
     case .previewDrawn(let outcome):
       drivers.screen.drawn(outcome)
     case .nodeAppeared(let directory, let name):
@@ -166,6 +166,7 @@ final class Dispatcher {
       case .show(let screen):
         log("screen: \(describe(screen))")
         drivers.screen.show(screen)
+        drivers.player.show(screen)
       case .light(let output, let on): drivers.panel.light(output, on)
       case .log(let message): log(message)
       case .zoom(let change):

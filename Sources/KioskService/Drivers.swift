@@ -18,7 +18,8 @@ protocol CameraDriver: AnyObject {
   func nodeAppeared(directory: String, name: String)
 }
 
-/// The preview sink: the screen the kiosk asks for, live frames under the overlay, messages, photo review.
+/// The screen sink, the screen's one owner: the screen the kiosk asks for, live frames under the overlay,
+/// messages, the photo check, and review's pictures from the roll player.
 protocol ScreenDriver: AnyObject {
   /// `.show`.
   func show(_ screen: Screen)
@@ -26,7 +27,7 @@ protocol ScreenDriver: AnyObject {
   func streamChanged()
   func displayChanged()
   func flipDone()
-  /// A worker's preview picture, drawn or not.
+  /// A worker's picture, drawn or not.
   func drawn(_ outcome: PreviewPipeline.Outcome)
   func keepPhotoCheck(name: String, picture: XRGBImage)
   /// Frames that reached the display, and whether the screen wants the live picture now: the watchdog's rule.
@@ -39,8 +40,19 @@ protocol DisplayDriver: AnyObject {
   func nodeAppeared(name: String)
 }
 
+/// Where review's pictures go: the screen sink, which draws them off the loop and flips them.
+protocol ReviewScreen: AnyObject {
+  /// The panel's size, which review decodes for; nil without a display.
+  var size: (width: Int, height: Int)? { get }
+  /// The picture of the item on screen (or of the movie's frame due), under its words.
+  func showReview(_ picture: FittedPicture, of view: ReviewView, title: String, date: String)
+}
+
 /// The roll player: review mode's items, a movie playing, the roll listed, deletes.
 protocol RollPlayerDriver: AnyObject {
+  /// `.show`: review's items are read when review is on screen, and let go when it is not.
+  func show(_ screen: Screen)
+  func displayChanged()
   /// `.deleteItem`.
   func delete(_ name: String)
   /// Lists the roll again (behind any save or delete already queued on the writer).
@@ -50,7 +62,6 @@ protocol RollPlayerDriver: AnyObject {
   func viewed(_ item: ViewedItem)
   func viewFailed(path: String, reason: String)
   func playbackFrame(_ frame: PlaybackFrame)
-  func flipDone()
 }
 
 /// The button panel: button lines in, lamps out, lines that come and go.

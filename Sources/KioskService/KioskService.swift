@@ -64,7 +64,7 @@ public final class KioskService {
   private struct Parts {
     let camera: CameraSession
     let display: DisplaySession
-    let preview: PreviewSink
+    let screen: ScreenSink
     let player: RollPlayer
     let panel: ButtonPanel
     let stills: StillWriter
@@ -88,9 +88,7 @@ public final class KioskService {
       movieCameraWanted: gate.role(of: .movieCamera) != .unused, loopCPU: loopCPU, loop: loop, post: post)
     let display = DisplaySession(
       config: config, card: startup.display, overlay: startup.overlay, wanted: gate.role(of: .display) != .unused,
-      buffers: PreviewSink.displayBuffers(for: config), loop: loop, post: post)
-    let player = try RollPlayer(
-      config: config, display: display, roll: startup.roll, writer: writer, results: results, loop: loop, post: post)
+      buffers: ScreenSink.displayBuffers(for: config), loop: loop, post: post)
     let panel = ButtonPanel(
       config: config, gate: gate, buttons: startup.buttons, flashLamp: startup.flashLamp, loop: loop, post: post)
     // Without an encoder `auto` records Motion-JPEG, and `h264` has no movies at all (the gate said so).
@@ -102,20 +100,21 @@ public final class KioskService {
     let storage = try StorageMonitor(config: config, roll: startup.roll, loop: loop, post: post)
     let (decoder, decoderEvidence) = CapabilityProbe.previewDecoder(config)
     log("preview decoder: \(decoderEvidence)")
-    let preview = PreviewSink(
-      config: config, display: display, source: camera, player: player, workers: PreviewSink.workers(for: config),
-      decoder: decoder, results: results, loopCPU: loopCPU,
-      overlayContent: Self.overlayContent(dispatcher, panel, storage, movie, camera))
+    let screen = ScreenSink(
+      config: config, scanout: display, source: camera, workers: ScreenSink.workers(for: config), decoder: decoder,
+      results: results, loopCPU: loopCPU, overlayContent: Self.overlayContent(dispatcher, panel, storage, movie, camera))
+    let player = try RollPlayer(
+      config: config, screen: screen, roll: startup.roll, writer: writer, results: results, loop: loop, post: post)
     let stills = StillWriter(
       config: config, source: camera, roll: startup.roll, writer: writer, results: results,
-      photoCover: Self.photoCover(preview), post: post)
+      photoCover: Self.photoCover(screen), post: post)
     let control = try ControlServer(path: config.control.socket, group: config.control.group, loop: loop, post: post)
     let supervisor = try Supervisor(loop: loop, cameraStreaming: camera.isStreaming)
     dispatcher.drivers = Drivers(
-      camera: camera, display: display, screen: preview, player: player, panel: panel, stills: stills, movie: movie,
+      camera: camera, display: display, screen: screen, player: player, panel: panel, stills: stills, movie: movie,
       storage: storage, control: control, supervisor: supervisor ?? NoSupervisor())
     let parts = Parts(
-      camera: camera, display: display, preview: preview, player: player, panel: panel, stills: stills, movie: movie,
+      camera: camera, display: display, screen: screen, player: player, panel: panel, stills: stills, movie: movie,
       storage: storage, control: control, supervisor: supervisor, roll: startup.roll, loopCPU: loopCPU)
     dispatcher.statusReport = Self.statusReport(dispatcher, parts)
     return parts
@@ -156,13 +155,13 @@ public final class KioskService {
     }
   }
 
-  private static func photoCover(_ preview: PreviewSink) -> () -> (width: Int, height: Int)? {
-    { [unowned preview] in preview.photoCover }
+  private static func photoCover(_ screen: ScreenSink) -> () -> (width: Int, height: Int)? {
+    { [unowned screen] in screen.photoCover }
   }
 
   private static func statusReport(_ dispatcher: Dispatcher, _ parts: Parts) -> (Bool) -> String {
     { [unowned dispatcher] json in
-      let status = ServiceStatus(dispatcher: dispatcher, parts.camera, parts.display, parts.preview, parts.stills, parts.movie, parts.loopCPU)
+      let status = ServiceStatus(dispatcher: dispatcher, parts.camera, parts.display, parts.screen, parts.stills, parts.movie, parts.loopCPU)
       return json ? status.json : status.text
     }
   }

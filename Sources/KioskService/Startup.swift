@@ -91,7 +91,7 @@ struct Startup {
         probed.append(.fail(.display, "[display] device = none"))
       } else {
         do {
-          let card = try KMSDisplay(device: config.display.device, buffers: PreviewSink.displayBuffers(for: config))
+          let card = try KMSDisplay(device: config.display.device, buffers: ScreenSink.displayBuffers(for: config))
           display = card
           probed.append(CapabilityProbe.opened(.success(card)))
         } catch {

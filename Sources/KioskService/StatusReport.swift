@@ -3,7 +3,7 @@ import KioskCore
 extension ServiceStatus {
   /// `kioskcam status`: the kiosk's state and each driver's counts, as they are now.
   init(
-    dispatcher: Dispatcher, _ camera: CameraSession, _ display: DisplaySession, _ preview: PreviewSink,
+    dispatcher: Dispatcher, _ camera: CameraSession, _ display: DisplaySession, _ preview: ScreenSink,
     _ stills: StillWriter, _ movie: MovieSink, _ loopCPU: LoopCPU
   ) {
     let kiosk = dispatcher.kiosk

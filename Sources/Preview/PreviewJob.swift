@@ -2,17 +2,19 @@ import Imaging
 import JPEGCodec
 import KioskCore
 
-/// One picture for the preview, with everything a worker needs to draw it without asking the loop: the
-/// camera's bytes (the ring's copy, shared, never the driver's buffer), how it is fitted to the panel, and
-/// the overlay as it stood when the frame arrived.
+/// One picture for the screen, with everything a worker needs to draw it without asking the loop: the
+/// camera's bytes (the ring's copy, shared, never the driver's buffer) or a decoded picture, how it is fitted
+/// to the panel, and the overlay as it stood when the picture was handed over.
 public struct PreviewJob: Sendable {
   public enum Picture: Sendable {
     case yuyv([UInt8], stride: Int)
     case nv12([UInt8], stride: Int)
     /// Decoded at the DCT scale that covers the panel times the digital zoom, then cropped by the zoom.
     case mjpeg([UInt8], zoom: Zoom)
-    /// A decoded photo: the one saved, during its check.
+    /// A decoded picture: the photo saved, during its check; an item or a movie's frame in review.
     case photo(XRGBImage)
+    /// No picture: the overlay draws the whole screen (a message).
+    case blank
   }
 
   public let tag: PreviewTag

@@ -17,10 +17,13 @@ final class PreviewRenderer {
   enum Prepared {
     case packed(PreviewJob, LibYUVPreview)
     case planes(YCbCrPlaneView, PreviewJob, LibYUVPreview)
+    /// Nothing to scale: the overlay covers the screen.
+    case overlayOnly(PreviewJob)
   }
 
   /// The costly part, done before a display buffer is taken: decoding.
   func prepare(_ job: PreviewJob) throws -> Prepared {
+    if case .blank = job.picture { return .overlayOnly(job) }
     guard case .mjpeg(let bytes, let zoom) = job.picture else { return .packed(job, scaler(for: job.fit)) }
     let fit = job.fit
     let (shownWidth, shownHeight) = fit.orientation.turned(fit.target.width, fit.target.height)
@@ -43,6 +46,8 @@ final class PreviewRenderer {
   /// Letterbox bars, the picture, then the overlay on top.
   func draw(_ prepared: Prepared, into target: DrawTarget) {
     switch prepared {
+    case .overlayOnly(let job):
+      job.overlay(target)
     case .planes(let picture, let job, let scaler):
       scaler.clearBorders(target.pixels, width: target.width, height: target.height, destinationStride: target.stride)
       scaler.drawPlanes(picture, into: target.pixels, destinationStride: target.stride)
@@ -58,8 +63,8 @@ final class PreviewRenderer {
         photo.pixels.withUnsafeBytes {
           scaler.drawXRGB($0, stride: photo.stride, into: target.pixels, destinationStride: target.stride)
         }
-      case .mjpeg:
-        preconditionFailure("MJPEG is drawn from its planes")
+      case .mjpeg, .blank:
+        preconditionFailure("MJPEG is drawn from its planes, a blank picture by its overlay alone")
       }
       job.overlay(target)
     }

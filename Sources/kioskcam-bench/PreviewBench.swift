@@ -39,7 +39,7 @@ import Scaling
         let floor = median(runs) {
           screen.withUnsafeMutableBytes { out in other.withUnsafeBytes { out.copyMemory(from: $0) } }
         }
-        // The service's path (PreviewSink.showFrame): libyuv through the Scaling adapter; MJPEG through
+        // The service's path (ScreenSink.showFrame): libyuv through the Scaling adapter; MJPEG through
         // one reused TurboJPEG decoder to planes at the DCT scale, then libyuv's scale and conversion.
         let decoder = try JPEGPlaneDecoder()
         var decodedPreview: LibYUVPreview?

@@ -241,6 +241,17 @@ struct Board {
     return reply.hasPrefix("error: ") ? Output(status: 69, stdout: "", stderr: reply) : Output(status: 0, stdout: reply, stderr: "")
   }
 
+  /// `status --json` on the control socket, with how long the service took to answer: timed by the guest
+  /// agent from the request sent to the reply's end, without the host's round trip to the board.
+  static func timedStatus(socket: String = controlSocket) throws -> (status: [String: Any], seconds: Double) {
+    let answer = try BoardSocket.result(
+      ["op": "control", "socket": socket, "line": "status --json", "timeout": 60.0], timeout: 90, state: stateDirectory!)
+    guard answer["connected"] as? Bool == true, let seconds = answer["seconds"] as? Double,
+      let status = try JSONSerialization.jsonObject(with: Data((answer["reply"] as? String ?? "").utf8)) as? [String: Any]
+    else { throw BoardFailure("status: \(answer)") }
+    return (status, seconds)
+  }
+
   /// The service's `status --json` report, asked on its control socket.
   static func status(socket: String = controlSocket) throws -> [String: Any] {
     let result = try control("status --json", socket: socket)

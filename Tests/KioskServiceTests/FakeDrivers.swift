@@ -137,7 +137,8 @@ final class FakePlayer: RollPlayerDriver {
   func deleted(_ name: String) { journal.note("player deleted \(name)") }
   func viewed(_ item: ViewedItem) {}
   func viewFailed(path: String, reason: String) {}
-  func flipDone() {}
+  func show(_ screen: Screen) {}
+  func displayChanged() {}
 }
 
 final class FakePanel: PanelDriver {

@@ -115,7 +115,7 @@ import V4L2Codec
     _ = zoom.apply(.zoomIn)
     let fit = Self.fit(width, height)
     let job = PreviewJob(tag: .init(order: 7, generation: 2, frameNanoseconds: 5), picture: .mjpeg(jpeg, zoom: zoom), fit: fit, overlay: Self.mark)
-    // What PreviewSink did on the loop: decode covering the shown size times the zoom, crop the decoded picture.
+    // What the screen sink did on the loop: decode covering the shown size times the zoom, crop the decoded picture.
     let cover = zoom.decodeCover(shownWidth: fit.target.width, shownHeight: fit.target.height)
     let decoder = try JPEGPlaneDecoder()
     let planes = try jpeg.withUnsafeBytes { try decoder.decode($0, covering: cover.width, cover.height) }

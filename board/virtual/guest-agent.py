@@ -432,6 +432,9 @@ class Agent:
                 s.connect(path)
             except (FileNotFoundError, ConnectionRefusedError) as e:
                 return {"connected": False, "reason": str(e)}
+            # Timed here, in the guest, from the request sent to the reply's end: how long the service's loop
+            # took to answer, without the host's round trip to the board.
+            sent = time.monotonic()
             s.sendall((line + "\n").encode())
             s.shutdown(socket.SHUT_WR)
             reply = b""
@@ -440,7 +443,8 @@ class Agent:
                 if not chunk:
                     break
                 reply += chunk
-        return {"connected": True, "reply": reply.decode("utf-8", "replace")}
+            seconds = time.monotonic() - sent
+        return {"connected": True, "reply": reply.decode("utf-8", "replace"), "seconds": seconds}
 
     def op_shutdown(self, rid, req):
         with self.plock:

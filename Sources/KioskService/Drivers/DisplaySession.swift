@@ -6,7 +6,8 @@ import LinuxIO
 
 /// The display: the card opened at start, let go when it goes away (ENODEV, or its connector unplugged) so
 /// that the service captures without it, and taken back when it returns, with the overlay laid out for
-/// whatever mode the display that comes back prefers.
+/// whatever mode the display that comes back prefers. What goes on it is the screen sink's alone: it lends
+/// the buffers and flips them through `Scanout`.
 final class DisplaySession: DisplayDriver {
   private let config: Config
   private let loop: EventLoop
@@ -63,15 +64,9 @@ final class DisplaySession: DisplayDriver {
     post(.flipDone)
   }
 
-  /// Draws and queues a flip; false when nothing was drawn (a flip pending, no buffer free, or the display
-  /// failed: logged, and a display that went away is let go).
-  @discardableResult
-  func present(_ draw: (DrawTarget) -> Void) -> Bool {
-    onCard { card throws(DisplayError) in try card.present(draw) }
-  }
-
   /// Queues a flip to a buffer drawn off the loop; false when it was not queued (a flip pending, a buffer of
-  /// a display since let go, or the display failed as for `present`); the buffer is then still lent.
+  /// a display since let go, or the display failed: logged, and a display that went away is let go); the
+  /// buffer is then still lent. The screen sink is the only caller (`Scanout`).
   func flip(_ buffer: DisplayBuffer) -> Bool {
     onCard { card throws(DisplayError) in card.buffers.owns(buffer) ? try card.flip(buffer) : false }
   }

@@ -30,8 +30,6 @@ extension RollPlayer {
     var shown = -1
     /// A frame is being decoded: the next is asked for only when it is back (newest due wins, never a queue).
     var decoding = false
-    /// A decoded frame that found a flip pending, shown at the flip.
-    var ready: (number: Int, picture: FittedPicture)?
 
     /// Counted, not an object's address: a stopped playback's frame still on its way must not pass for the
     /// next one's.

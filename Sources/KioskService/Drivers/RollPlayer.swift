@@ -4,20 +4,19 @@
 import CameraRoll
 import Capture
 import Dispatch
-import Display
 import Imaging
 import JPEGCodec
 import KioskCore
 import LinuxIO
 import MediaFiles
-import Scaling
 
-/// Review mode on the display: the item the kiosk selected, read and decoded off the loop the first time and
-/// drawn from memory after that; a movie played at its own frame times. Also keeps the kiosk's listing of
-/// the roll current, and carries out review's deletes.
+/// Review mode: the item the kiosk selected, read and decoded off the loop the first time and handed to the
+/// screen from memory after that; a movie played at its own frame times, each frame decoded off the loop and
+/// handed over when it is due. The screen sink draws and flips them. Also keeps the kiosk's listing of the
+/// roll current, and carries out review's deletes.
 final class RollPlayer: RollPlayerDriver {
   private let config: Config
-  private let display: DisplaySession
+  private let screen: any ReviewScreen
   private let roll: CameraRoll?
   /// The roll's writer, shared with the still writer: a listing or delete runs behind the saves queued there.
   private let writer: DispatchQueue
@@ -33,21 +32,17 @@ final class RollPlayer: RollPlayerDriver {
   private var playbacks = 0
   private var playbackTimer: LoopTimer?
   private var listTimer: LoopTimer?
-  /// A drawing that found a flip pending: done when the flip completes.
-  private var waiting = false
-  /// libyuv's scaler for the picture on screen, kept while pictures of the same geometry follow (a movie).
-  private var fitter: LibYUVPreview?
   /// The listing the kiosk last got, so an unchanged roll is not sent again every few seconds.
   private var listed: [RollEntry]?
   /// Items being deleted on the writer: a listing taken meanwhile must not bring them back.
   private var deleting: Set<String> = []
 
   init(
-    config: Config, display: DisplaySession, roll: CameraRoll?, writer: DispatchQueue, results: Mailbox<ServiceEvent>,
+    config: Config, screen: any ReviewScreen, roll: CameraRoll?, writer: DispatchQueue, results: Mailbox<ServiceEvent>,
     loop: EventLoop, post: @escaping (ServiceEvent) -> Void
   ) throws(SystemCallError) {
     self.config = config
-    self.display = display
+    self.screen = screen
     self.roll = roll
     self.writer = writer
     self.results = results
@@ -107,25 +102,40 @@ final class RollPlayer: RollPlayerDriver {
 
   // MARK: Showing
 
+  /// `.show`: review's screen, or another one.
+  func show(_ screen: Screen) {
+    guard case .reviewing(let view) = screen else { return leave() }
+    review(view)
+  }
+
+  /// A display opened (perhaps another, of another size): the item is decoded again for it.
+  func displayChanged() {
+    guard let view else { return }
+    stopPlayback()
+    shown = nil
+    loading = nil
+    review(view)
+  }
+
   /// The screen is no longer review's.
-  func leave() {
+  private func leave() {
     view = nil
     stopPlayback()
     shown = nil
   }
 
-  /// Shows the item the kiosk selected: read and decoded on the viewer queue the first time, drawn from
-  /// memory after that (a new position, the delete question); a movie plays from the playback timer.
-  func review(_ view: ReviewView) {
+  /// Shows the item the kiosk selected: read and decoded on the viewer queue the first time, handed over
+  /// from memory after that (a new position, the delete question); a movie plays from the playback timer.
+  private func review(_ view: ReviewView) {
     self.view = view
     if let playback, !view.playing || playback.path != view.item.path { stopPlayback() }
-    guard let card = display.card, let roll else { return }
+    guard let size = screen.size, let roll else { return }
     guard shown?.path == view.item.path else {
       guard loading != view.item.path else { return }
       loading = view.item.path
-      let (entry, results, width, height) = (view.item, results, card.width, card.height)
+      let (entry, results, width, height) = (view.item, results, size.width, size.height)
       let orientation = PreviewOrientation(rotation: config.display.rotation, mirror: false)
-      let threads = PreviewSink.workers(for: config)
+      let threads = ScreenSink.workers(for: config)
       viewer.async {
         do {
           let item = try RollViewer.load(
@@ -172,42 +182,26 @@ final class RollPlayer: RollPlayerDriver {
     log("review: \(path) not shown: \(reason)")
   }
 
-  func flipDone() {
-    if waiting, !display.flipPending {
-      waiting = false
-      drawItem()
-    }
-    // A movie frame that found a flip pending is shown now rather than a frame period late.
-    if let playback, let ready = playback.ready { show(ready.number, ready.picture, of: playback) }
-  }
-
   private func drawItem() {
     guard let view, let shown, shown.path == view.item.path, playback == nil else { return }
-    if !draw(shown, view, frame: nil) { waiting = true }
+    hand(shown, view, frame: nil)
   }
 
-  /// The item's picture (or a movie frame) fitted to the screen, with its words on top; true when drawn.
-  private func draw(_ item: ViewedItem, _ view: ReviewView, frame: (FittedPicture, elapsed: Int64)?) -> Bool {
+  /// The item's picture (or a movie frame) to the screen, with its words.
+  private func hand(_ item: ViewedItem, _ view: ReviewView, frame: (FittedPicture, elapsed: Int64)?) {
     let name = String(item.path.split(separator: "/").last ?? "")
     var title = name
     if let movie = item.movie {
       title += frame.map { " \(RollViewer.length($0.elapsed)) / " } ?? " "
       title += RollViewer.length(movie.duration)
     }
-    let overlay = display.overlay
-    let picture = frame?.0 ?? item.fitted
-    let fitter = picture.libyuvScaler(reusing: fitter)
-    self.fitter = fitter
-    return display.present { target in
-      picture.draw(into: target.pixels, width: target.width, height: target.height, stride: target.stride, with: fitter)
-      overlay?.drawReview(view, title: title, date: item.date, on: target)
-    }
+    screen.showReview(frame?.0 ?? item.fitted, of: view, title: title, date: item.date)
   }
 
   /// Asks the viewer queue for the movie's frame due at this moment (skipping any it was too late for:
   /// always the one due now, and one at a time), then sleeps on the timer until the next one is due.
   private func playbackTick() {
-    guard let playback, let card = display.card, let item = shown, item.path == playback.path else { return }
+    guard let playback, let size = screen.size, let item = shown, item.path == playback.path else { return }
     let samples = playback.index.samples
     let elapsed = monotonicNanoseconds() - playback.start
     guard elapsed < playback.index.duration else {
@@ -217,10 +211,10 @@ final class RollPlayer: RollPlayerDriver {
     }
     var due = playback.shown < 0 ? 0 : playback.shown
     while due + 1 < samples.count, samples[due + 1].time <= elapsed { due += 1 }
-    if (due != playback.shown || playback.shown < 0) && !playback.decoding && playback.ready == nil {
+    if (due != playback.shown || playback.shown < 0) && !playback.decoding {
       playback.decoding = true
       let (decoder, results, id, number) = (playback.decoder, results, playback.id, due)
-      let (width, height) = (card.width, card.height)
+      let (width, height) = (size.width, size.height)
       let orientation = PreviewOrientation(rotation: config.display.rotation, mirror: false)
       viewer.async {
         let picture = decoder.picture(number, screenWidth: width, screenHeight: height, orientation: orientation)
@@ -248,12 +242,8 @@ final class RollPlayer: RollPlayerDriver {
   private func show(_ number: Int, _ picture: FittedPicture, of playback: Playback) {
     guard let item = shown, item.path == playback.path, let view else { return }
     let elapsed = monotonicNanoseconds() - playback.start
-    if draw(item, view, frame: (picture, min(elapsed, playback.index.duration))) {
-      playback.shown = number
-      playback.ready = nil
-    } else {
-      playback.ready = (number, picture)
-    }
+    hand(item, view, frame: (picture, min(elapsed, playback.index.duration)))
+    playback.shown = number
   }
 
   private func stopPlayback() {

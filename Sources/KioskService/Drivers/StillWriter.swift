@@ -58,7 +58,7 @@ final class StillWriter: StillDriver {
     let results = results
     let cover = config.capture.photoCheck > .zero ? photoCover() : nil
     // On as many cores as the preview draws on: the press's picture is ready sooner, in the same CPU time.
-    let cores = PreviewSink.workers(for: config)
+    let cores = ScreenSink.workers(for: config)
     writer.async {
       do {
         let encoded = try StillPipeline.encode(still, quality: quality, crop: zoomCrop, bands: cores)
