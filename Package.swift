@@ -64,7 +64,7 @@ let package = Package(
     // The kernel's memory-to-memory stateful encoder and decoder (a Pi's bcm2835-codec; vicodec on the board).
     .target(name: "V4L2Codec", dependencies: ["CV4L2", "LinuxIO"]),
     // The microphone: ALSA capture on a thread of its own, stamped on CLOCK_MONOTONIC like the camera's frames.
-    .target(name: "Sound", dependencies: ["CALSA"]),
+    .target(name: "Sound", dependencies: ["CALSA", "LinuxIO"]),
 
     // Capture: frames to stills and movies on the roll, frame checks, the roll read back for review.
     // Workers' code, no loop and no device: the service, the tests and the bench share it.

@@ -23,4 +23,20 @@ static inline unsigned int CLinuxIO_RENAME_NOREPLACE(void) { return RENAME_NOREP
 static inline int CLinuxIO_gettid(void) { return (int)syscall(SYS_gettid); }
 #endif
 
+#ifndef KIOSKCAM_CLINUXIO_THREAD_NAME
+#define KIOSKCAM_CLINUXIO_THREAD_NAME
+#include <sys/prctl.h>
+// prctl is variadic, which Swift does not call: the calling thread's name (16 bytes with its NUL).
+static inline int CLinuxIO_setThreadName(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
+// No transparent huge pages for this process (inherited by its children): see ProcessMemory.swift.
+static inline int CLinuxIO_disableTransparentHugePages(void) { return prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0); }
+#endif
+
+#ifndef KIOSKCAM_CLINUXIO_MALLOC
+#define KIOSKCAM_CLINUXIO_MALLOC
+#include <malloc.h>
+static inline int CLinuxIO_mallocArenas(int count) { return mallopt(M_ARENA_MAX, count); }
+static inline int CLinuxIO_mallocMmapThreshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+#endif
+
 #endif

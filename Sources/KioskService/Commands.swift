@@ -1,6 +1,9 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
 import Buttons
 import CameraRoll
-import Foundation
+import FoundationEssentials
 import KioskCore
 import LinuxIO
 
@@ -26,7 +29,10 @@ public enum Commands {
       return 0
     } catch {
       for line in error.description.split(separator: "\n") { log(String(line)) }
-      if case .usage = error { FileHandle.standardError.write(Data((usage + "\n").utf8)) }
+      if case .usage = error {
+        let text = Array((usage + "\n").utf8)
+        _ = text.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+      }
       return error.exitCode
     }
   }
@@ -38,6 +44,7 @@ public enum Commands {
     case "run":
       let path = try options.value("--config") ?? Config.defaultPath
       try options.finish()
+      ProcessMemory.keepCompact()
       let service = try KioskService(config: try ConfigLoader.load(path))
       try service.run()
     case "probe":
@@ -79,9 +86,9 @@ public enum Commands {
       try options.finish()
       let reply = try ControlClient.send(request, to: path)
       if reply.hasPrefix("error: ") {
-        throw .unavailable([String(reply.dropFirst(7)).trimmingCharacters(in: .newlines)])
+        throw .unavailable([String(reply.dropFirst(7).withoutLineBreaksAround)])
       }
-      print(reply.trimmingCharacters(in: .newlines))
+      print(reply.withoutLineBreaksAround)
     case "roll":
       try roll(&options)
     case "--version", "version":
@@ -131,5 +138,15 @@ struct Options {
 
   func finish() throws(ServiceError) {
     if let first = remaining.first { throw .usage("unexpected argument '\(first)'") }
+  }
+}
+
+extension StringProtocol {
+  /// Without the line breaks before and after it (a reply ends with one).
+  fileprivate var withoutLineBreaksAround: SubSequence {
+    var trimmed = self[...]
+    while trimmed.first?.isNewline == true { trimmed.removeFirst() }
+    while trimmed.last?.isNewline == true { trimmed.removeLast() }
+    return trimmed
   }
 }

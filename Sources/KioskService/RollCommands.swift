@@ -1,6 +1,6 @@
 import CameraRoll
 import Capture
-import Foundation
+import FoundationEssentials
 import KioskCore
 import LinuxIO
 

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What `kioskcam status` reports about the running service.
 struct ServiceStatus: Codable, Sendable, Equatable {

@@ -2,7 +2,7 @@
   import Glibc
 #endif
 import CLinuxIO
-import Foundation
+import Dispatch
 import Synchronization
 
 /// A thread of its own that runs jobs in order: a movie's writer, which owns a stateful encoder that must be
@@ -19,7 +19,7 @@ public final class BackgroundWorker: Sendable {
 
   public init(name: String, niceness: Int32 = 0) {
     let jobs = jobs
-    let thread = Thread {
+    OwnThread.start(name: name) {
       ThreadPriority.lower(to: niceness)
       while true {
         jobs.wake.wait()
@@ -28,8 +28,6 @@ public final class BackgroundWorker: Sendable {
         next()
       }
     }
-    thread.name = name
-    thread.start()
   }
 
   /// Runs `job` after the ones before it.

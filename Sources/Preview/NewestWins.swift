@@ -1,5 +1,4 @@
 import Dispatch
-import Foundation
 import LinuxIO
 import Synchronization
 
@@ -26,12 +25,10 @@ public final class NewestWins<Job: Sendable>: Sendable {
     precondition(workers >= 1, "no workers")
     self.workers = workers
     for index in 0..<workers {
-      let thread = Thread { [self] in
+      OwnThread.start(name: "\(name)-\(index)") { [self] in
         ThreadPriority.lower(to: niceness)
         run(index, work)
       }
-      thread.name = "\(name)-\(index)"
-      thread.start()
     }
   }
 

@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import LinuxIO
 import Synchronization
 
 /// Frames read from a microphone: interleaved signed 16-bit, and when the first was captured.
@@ -34,13 +34,11 @@ public final class SoundCapture: Sendable {
     try pcm.start()
     format = pcm.format
     let control = control
-    let thread = Thread {
+    OwnThread.start(name: "kioskcam.sound") {
       Self.run(pcm, control: control, deliver: deliver, ended: ended)
       pcm.close()
       control.done.signal()
     }
-    thread.name = "kioskcam.sound"
-    thread.start()
   }
 
   private static func run(

@@ -1,7 +1,9 @@
 import Foundation
 
-/// Peak resident memory of `kioskcam run` previewing 1280x720 YUYV on the virtual board, from the service's own
-/// stop line (getrusage's ru_maxrss). Only when the board is up (`make board-start`); nil otherwise.
+/// Peak resident memory of `kioskcam run` on the virtual board for issue 39's mix: a 1280x720 YUYV preview at
+/// 12 fps for 100 frames shown, a still, then a 5 s H.264 movie at the same size, from the service's own stop
+/// line (getrusage's ru_maxrss), with VmRSS after each step read from /proc in the guest. Only when the board
+/// is up (`make board-start`); nil otherwise.
 func boardPeakRSS() throws -> String? {
   let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().path
@@ -17,36 +19,65 @@ func boardPeakRSS() throws -> String? {
   try FileManager.default.createDirectory(atPath: roll, withIntermediateDirectories: true)
   let template = try String(contentsOfFile: "\(repository)/board/virtual/kioskcam.conf", encoding: .utf8)
   let config = "\(share)/bench-rss.conf"
-  try template.replacingOccurrences(of: "@ROLL@", with: roll)
+  try (template.replacingOccurrences(of: "@ROLL@", with: roll)
     .replacingOccurrences(of: "size = 640x360", with: "size = 1280x720")
     .replacingOccurrences(of: "frame-rate = 30", with: "frame-rate = 12")
+    .replacingOccurrences(of: "optional = display, mode-button", with: "optional = display, mode-button, movie-camera, h264-encoder")
+    + "[movie]\nsize = 1280x720\nframe-rate = 12\ncodec = h264\n")
     .write(toFile: config, atomically: true, encoding: .utf8)
-  try run([cli, "spawn", "bench-rss", "--", "\(binary) run --config \(config)"])
+  let service = "\(binary) run --config \(config)"
+  try run([cli, "spawn", "bench-rss", "--", service])
   let log = "\(share)/logs/bench-rss.log"
+  func logged() -> String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+  /// A command in the guest, its standard output.
+  func guest(_ command: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: cli)
+    process.arguments = ["run", "--", command]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return String(decoding: data, as: UTF8.self)
+  }
+  func control(_ request: String) throws { _ = try guest("\(binary) \(request) --config \(config)") }
+  func resident() throws -> String {
+    let kilobytes = try guest("grep VmRSS /proc/$(pgrep -f '\(service)' | head -1)/status")
+      .split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Int($0) }
+    return kilobytes.map { String(format: "%.1f MiB", Double($0) / 1024) } ?? "?"
+  }
+  func waitFor(_ text: String, seconds: Int = 300) {
+    for _ in 0..<seconds * 2 where !logged().contains(text) { Thread.sleep(forTimeInterval: 0.5) }
+  }
   // Let it preview for a while: 100 frames shown (emulated, so this takes tens of seconds), at most 5 minutes.
   var shown = 0
+  waitFor("kioskcam: ready")
   for _ in 0..<600 where shown < 100 {
     Thread.sleep(forTimeInterval: 0.5)
-    let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-    guard text.contains("kioskcam: ready") else { continue }
-    let status = Process()
-    status.executableURL = URL(fileURLWithPath: cli)
-    status.arguments = ["run", "--", "\(binary) status --json --config \(config)"]
-    let pipe = Pipe()
-    status.standardOutput = pipe
-    status.standardError = FileHandle.nullDevice
-    try status.run()
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    status.waitUntilExit()
-    if let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
+    let status = try guest("\(binary) status --json --config \(config)")
+    if let object = try? JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any] {
       shown = object["previewFramesShown"] as? Int ?? 0
     }
   }
+  let previewing = try resident()
+  try control("shutter")
+  waitFor("still DCIM/100KIOSK/IMG_0001.JPG")
+  let afterStill = try resident()
+  try control("mode movie")
+  try control("shutter")
+  waitFor("kioskcam: movie recording")
+  Thread.sleep(forTimeInterval: 5)
+  let recording = try resident()
+  try control("shutter")
+  waitFor("IMG_0002.MP4 saved")
+  let afterMovie = try resident()
   try run([cli, "kill", "bench-rss", "TERM", "--wait", "30"])
-  let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-  guard let line = text.split(separator: "\n").last(where: { $0.contains("peak resident memory") }) else {
+  guard let line = logged().split(separator: "\n").last(where: { $0.contains("peak resident memory") }) else {
     return "no stop line in \(log)"
   }
-  return "\(line.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "")"
-    + " after \(shown) preview frames"
+  let peak = line.components(separatedBy: "peak resident memory: ").last ?? ""
+  return "\(peak) (target under 32 MiB); resident after \(shown) preview frames \(previewing), after the still "
+    + "\(afterStill), recording \(recording), after the movie \(afterMovie)"
 }
