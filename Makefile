@@ -17,14 +17,14 @@ MAKE_START := $(shell date +%s.%N)
 # Tests: the peers that check our files (exiftool, jpeginfo, djpeg), the unit (systemd-analyze), the scripts
 # (shellcheck), the board's Python (pyflakes3) and the sshd drop-in (sshd, rrsync). Bench: the peers it measures against (cjpeg, ffmpeg, libyuv).
 # Overlay: the console font it draws with (console-setup-linux), read at run time, and zlib to gunzip it.
-# Movies: libavcodec's libx264 for H.264, and Debian's chromium, which plays them in the tests as a browser
-# would (and drives the front panel in the front panel test).
+# Movies: libx264 for H.264, libavcodec for their AAC sound and review's H.264 decoding, and Debian's chromium,
+# which plays them in the tests as a browser would (and drives the front panel in the front panel test).
 DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-dev \
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 busybox-static \
   v4l-utils gpiod libdrm-tests socat xz-utils bc flex bison libelf-dev kmod make gcc \
   libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg \
   systemd shellcheck pyflakes3 openssh-server rsync \
-  libyuv-dev zlib1g-dev console-setup-linux libavcodec-dev libavutil-dev chromium \
+  libyuv-dev zlib1g-dev console-setup-linux libavcodec-dev libavutil-dev libx264-dev chromium \
   libasound2-dev alsa-utils \
   dmsetup e2fsprogs dosfstools mtools
 

@@ -35,8 +35,10 @@ let package = Package(
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     // libyuv: the preview's conversion, scaling and rotation (Debian ships no .pc for it).
     .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
-    // libavcodec (FFmpeg 5.1): H.264 movies through its libx264 encoder.
+    // libavcodec (FFmpeg 5.1): a movie's AAC sound, and review's H.264 decoding.
     .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev", "libavutil-dev"])]),
+    // libx264, through its own API: H.264 movies.
+    .systemLibrary(name: "CX264", pkgConfig: "x264", providers: [.apt(["libx264-dev"])]),
     // libasound (alsa-lib): a movie's sound from an ALSA capture device.
     .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
 
@@ -60,7 +62,7 @@ let package = Package(
     .target(name: "CameraRoll", dependencies: ["LinuxIO", "KioskCore"]),
     .target(name: "FontFile", dependencies: ["CZlib", "Imaging"]),
     .target(name: "Scaling", dependencies: ["CYUV", "Imaging"]),
-    .target(name: "VideoCodec", dependencies: ["CAVCodec", "Imaging"]),
+    .target(name: "VideoCodec", dependencies: ["CAVCodec", "CX264", "Imaging"]),
     // The kernel's memory-to-memory stateful encoder and decoder (a Pi's bcm2835-codec; vicodec on the board).
     .target(name: "V4L2Codec", dependencies: ["CV4L2", "LinuxIO"]),
     // The microphone: ALSA capture on a thread of its own, stamped on CLOCK_MONOTONIC like the camera's frames.

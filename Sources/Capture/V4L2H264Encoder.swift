@@ -2,7 +2,7 @@ import MediaFiles
 import V4L2Codec
 import VideoCodec
 
-/// Where a recording's H.264 comes from: libx264 through libavcodec, or a V4L2 memory-to-memory encoder. One
+/// Where a recording's H.264 comes from: libx264 (its own API), or a V4L2 memory-to-memory encoder. One
 /// thread encodes, in capture order; the encoder is made on that thread and handed over once.
 protocol H264Encoding: AnyObject, Sendable {
   /// SPS and PPS, Annex B, for the MP4's `avcC`.
@@ -17,7 +17,7 @@ extension H264Encoder: H264Encoding {}
 /// format it takes the pictures in.
 /// Which H.264 encoder a recording opens: what the `h264-encoder` probe chose.
 public enum H264EncoderChoice: Sendable, Equatable {
-  /// libx264 through libavcodec, at the preset measured to hold the camera's rate.
+  /// libx264, at the preset measured to hold the camera's rate.
   case x264(H264Preset)
   /// A V4L2 memory-to-memory encoder, which the probe tried with a picture.
   case v4l2(V4L2H264Device)

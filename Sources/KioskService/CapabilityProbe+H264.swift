@@ -42,7 +42,9 @@ extension CapabilityProbe {
       let drivers = Set(codecs.map(\.driver)).sorted().joined(separator: ", ")
       v4l2 = "no V4L2 H264 encoder among \(codecs.count) codec node\(codecs.count == 1 ? "" : "s") (\(drivers))"
     }
-    guard H264Encoder.available else { return (.fail(.h264Encoder, "libavcodec has no libx264 encoder; \(v4l2)"), nil) }
+    guard H264Encoder.available else {
+      return (.fail(.h264Encoder, "\(H264Encoder.identity) does not encode 4:2:0; \(v4l2)"), nil)
+    }
     do {
       let choice = try H264PresetChoice.measure(settings)
       var chosen = settings

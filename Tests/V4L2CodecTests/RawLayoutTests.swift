@@ -66,7 +66,7 @@ import Testing
   }
 }
 
-/// The recorder's pictures (three planes, each with its own stride, as libavcodec allocates them) into a
+/// The recorder's pictures (three planes, each with a stride of its own, as an `H264Picture` has them) into a
 /// codec's buffer: byte for byte what the tight picture gives, for YU12 and NV12, padding rows and stride
 /// tails included.
 @Suite struct RawLayoutPlanesTests {

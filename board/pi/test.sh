@@ -35,7 +35,7 @@ status=$?
 check "check-config on a broken file exits 78 (got $status)" test "$status" -eq 78
 check "check-config names $work/broken.conf:3" grep -q "$work/broken.conf:3" "$work/err"
 
-# probe --json: valid JSON, and the H.264 encoder verdict from trixie's arm64 libavcodec (a real encode).
+# probe --json: valid JSON, and the H.264 encoder verdict from trixie's arm64 libx264 (a real encode).
 on_pi "$kioskcam" probe --json --config rootfs-overlay/etc/kioskcam/kioskcam.conf > "$work/probe.json" 2> "$work/err"
 check "probe --json is JSON with an H.264 encoder verdict that passed" python3 - "$work/probe.json" <<'PY'
 import json, sys
