@@ -35,10 +35,12 @@ let package = Package(
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     // libyuv: the preview's conversion, scaling and rotation (Debian ships no .pc for it).
     .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
-    // libavcodec (FFmpeg 5.1): a movie's AAC sound, and review's H.264 decoding.
-    .systemLibrary(name: "CAVCodec", pkgConfig: "libavcodec", providers: [.apt(["libavcodec-dev", "libavutil-dev"])]),
-    // libx264, through its own API: H.264 movies.
-    .systemLibrary(name: "CX264", pkgConfig: "x264", providers: [.apt(["libx264-dev"])]),
+    // libavcodec (FFmpeg): a movie's AAC sound, and H.264 decoded in review. Headers only: it is opened at first
+    // use (Sources/CAVCodec/shim.h), so pkg-config's libraries stay off the link line.
+    .systemLibrary(name: "CAVCodec", providers: [.apt(["libavcodec-dev", "libavutil-dev"])]),
+    // libx264, through its own API: H.264 movies. No pkg-config: x264.pc's Cflags carry -DX264_API_IMPORTS (for
+    // Windows), a flag SwiftPM refuses with a warning on every build; the headers are on the default paths.
+    .systemLibrary(name: "CX264", providers: [.apt(["libx264-dev"])]),
     // libasound (alsa-lib): a movie's sound from an ALSA capture device.
     .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
 

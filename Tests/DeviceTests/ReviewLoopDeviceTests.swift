@@ -62,6 +62,13 @@ extension BoardDeviceTests {
     let (config, roll) = try Board.makeConfig(name: "review-loop")
     try makeLoopRoll(roll)
     try Board.withService("review-loop", config: config) {
+      // libavcodec is opened when review first decodes H.264, not at start (Sources/CAVCodec/shim.h): the
+      // kernel's map of the process says which libraries it holds.
+      func mapsLibavcodec() throws -> Bool {
+        let maps = try Board.run("grep -c libavcodec /proc/\(Board.servicePID(config: config))/maps || true")
+        return (Int(maps.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1) > 0
+      }
+      #expect(try !mapsLibavcodec(), "libavcodec mapped at start")
       // The floor: the same requests while the kiosk shows the live picture.
       let idle = StatusSampler()
       Thread.sleep(forTimeInterval: 3)
@@ -84,6 +91,7 @@ extension BoardDeviceTests {
         try lastScreen("review-loop") == "reviewing DCIM/100KIOSK/IMG_0002.MP4 1 / 2"
       }
       let played = (from: playing, to: Date())
+      #expect(try mapsLibavcodec(), "libavcodec mapped once an H.264 movie played")
       let (samples, failures) = sampler.stop()
       #expect(failures.isEmpty, "\(failures)")
 

@@ -75,3 +75,16 @@ for soname in $(readelf -d .build/pi/kioskcam | sed -n 's/.*(NEEDED).*\[\(.*\)\]
 done
 board/pi/in-root.sh dpkg -S "${patterns[@]}" | cut -d: -f1 | sort -u | tr '\n' ' '
 echo
+# libavcodec and libavutil are opened at run time, not linked (Sources/CAVCodec/shim.h): by the major versions
+# of the headers built against.
+include=$PI_DIR/sysroot/usr/include/aarch64-linux-gnu
+opened=()
+for library in libavcodec libavutil; do
+  header=$include/$library/version_major.h
+  [ -f "$header" ] || header=$include/$library/version.h
+  major=$(sed -n "s/^#define LIB${library#lib}_VERSION_MAJOR *\([0-9]*\).*/\1/ip" "$header")
+  opened+=("*/$library.so.$major")
+done
+echo -n "pi: and, for a movie's sound and for H.264 in review: "
+board/pi/in-root.sh dpkg -S "${opened[@]}" | cut -d: -f1 | sort -u | tr '\n' ' '
+echo
