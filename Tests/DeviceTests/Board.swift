@@ -265,7 +265,7 @@ struct Board {
     (status["capabilities"] as? [[String: Any]])?.first { $0["name"] as? String == name }
   }
 
-  /// Presses and releases `line` (a 100 ms hold, as `board click`); returns the press's time on the guest's
+  /// Presses and releases `line` (a 100 ms hold, as `board click`, or `holdMilliseconds` for a long press); returns the press's time on the guest's
   /// CLOCK_MONOTONIC, as the guest agent read it just before it pulled the line low: the test's own, not the
   /// service's. Nil when the line was already low (no edge).
   ///
@@ -273,13 +273,14 @@ struct Board {
   /// debounced over 100 ms (board/virtual/kioskcam.conf), and a press that came a round trip after the last
   /// release (a test that clicks again as soon as it sees the last click's effect) was taken for its bounce.
   @discardableResult
-  static func click(_ line: String) throws -> Double? {
+  static func click(_ line: String, holdMilliseconds: Int = 100) throws -> Double? {
     let wait = lastClick.withLock { $0.map { clickGap - Date().timeIntervalSince($0) } } ?? 0
     if wait > 0 { Thread.sleep(forTimeInterval: wait) }
     defer { lastClick.withLock { $0 = Date() } }
     let result: [String: Any]
     do {
-      result = try BoardSocket.result(["op": "gpio", "action": "click", "line": line, "hold_ms": 100], timeout: 31, state: stateDirectory!)
+      result = try BoardSocket.result(
+        ["op": "gpio", "action": "click", "line": line, "hold_ms": holdMilliseconds], timeout: 31, state: stateDirectory!)
     } catch { throw BoardFailure("click \(line): \(error)") }
     let edges = result["edges"] as? [[String: Any]] ?? []
     let press = edges.first { $0["edge"] as? String == "falling" }

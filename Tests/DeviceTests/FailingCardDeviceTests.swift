@@ -157,12 +157,11 @@ extension BoardDeviceTests {
     try pressMode(name) { $0 == "live still" }
   }
 
-  /// Cancel held until review asks "delete?". Its release settles (debounce) before the confirming press, or
-  /// the two are heard as a chord.
+  /// Cancel held until review asks "delete?" (the confirming press keeps `Board.clickGap` from its release, as
+  /// every press does: the two are not heard as a chord).
   func askToDelete(_ name: String) throws {
-    try Board.host([Board.cli, "click", "cancel", "--hold-ms", "1500"])
+    try Board.click("cancel", holdMilliseconds: 1500)
     try Board.waitFor("the question") { try lastScreen(name).hasSuffix(" delete?") }
-    Thread.sleep(forTimeInterval: Board.clickGap)
   }
 
   /// The mode button goes round still, movie, review: pressed until review shows `screen`.
@@ -172,8 +171,7 @@ extension BoardDeviceTests {
   }
 
   /// Presses the mode button, a screen change at a time, until the screen is `reached` (at most once round).
-  /// The mode acts on its press: its release settles (debounce) before the next button is pressed, or the two
-  /// are heard as a chord and the next one's long press never comes.
+  /// The mode acts on its press; the next press, long ones too, keeps `Board.clickGap` from its release.
   func pressMode(_ name: String, until reached: (String) -> Bool) throws {
     for _ in 0..<3 where !reached(try lastScreen(name)) {
       let before = try lastScreen(name)
@@ -182,7 +180,6 @@ extension BoardDeviceTests {
     }
     let screen = try lastScreen(name)
     #expect(reached(screen), "\(screen)")
-    Thread.sleep(forTimeInterval: Board.clickGap)
   }
 
   /// A still whose write fails (EIO): "Save failed", nothing visible, then "Storage not available" (the font's

@@ -85,8 +85,7 @@ extension BoardDeviceTests {
       try expectShown("review-mode", "IMG_0004.MOV", "1 / 4", Self.yellow)
 
       // A long press on shutter: newer (round from the newest to the oldest).
-      let long = try Board.host([Board.cli, "click", "shutter", "--hold-ms", "1500"])
-      try #require(long.status == 0, "\(long.stderr)")
+      try Board.click("shutter", holdMilliseconds: 1500)
       try expectShown("review-mode", "IMG_0001.JPG", "4 / 4", Self.red)
       try Board.click("shutter")
       try expectShown("review-mode", "IMG_0004.MOV", "1 / 4", Self.yellow)
@@ -113,8 +112,8 @@ extension BoardDeviceTests {
       #expect(FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0005.JPG"))
       try Board.click("shutter")
       try Board.waitFor("the next older item") { try lastScreen("review-mode") == "reviewing DCIM/100KIOSK/IMG_0003.JPG 3 / 5" }
-      try Board.host([Board.cli, "click", "shutter", "--hold-ms", "1500"])
-      try Board.host([Board.cli, "click", "shutter", "--hold-ms", "1500"])
+      try Board.click("shutter", holdMilliseconds: 1500)
+      try Board.click("shutter", holdMilliseconds: 1500)
       try Board.waitFor("the photo from the socket, newest") {
         try lastScreen("review-mode") == "reviewing DCIM/100KIOSK/IMG_0005.JPG 1 / 5"
       }
@@ -146,8 +145,7 @@ extension BoardDeviceTests {
       }
       try Board.click("mode")
       try Board.waitFor("review") { try lastScreen("delete") == "reviewing DCIM/100KIOSK/IMG_0002.JPG 1 / 2" }
-      let long = try Board.host([Board.cli, "click", "cancel", "--hold-ms", "1500"])
-      try #require(long.status == 0, "\(long.stderr)")
+      try Board.click("cancel", holdMilliseconds: 1500)
       try Board.waitFor("the question") { try lastScreen("delete") == "reviewing DCIM/100KIOSK/IMG_0002.JPG 1 / 2 delete?" }
       // "Delete?" centred on the middle of three lines, white on red, scale 2.
       var words: [String] = []
