@@ -253,12 +253,7 @@ struct Board {
   }
 
   /// The service's `status --json` report, asked on its control socket.
-  static func status(socket: String = controlSocket) throws -> [String: Any] {
-    let result = try control("status --json", socket: socket)
-    guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
-    else { throw BoardFailure("status: \(result.status) \(result.stdout) \(result.stderr)") }
-    return object
-  }
+  static func status(socket: String = controlSocket) throws -> [String: Any] { try timedStatus(socket: socket).status }
 
   /// One capability's entry in a `status --json` report (name, role, available, evidence): the gate's verdict now.
   static func capability(_ name: String, in status: [String: Any]) -> [String: Any]? {
