@@ -21,6 +21,15 @@ static inline int CLinuxIO_renameat2(int olddirfd, const char *oldpath, int newd
 static inline unsigned int CLinuxIO_RENAME_NOREPLACE(void) { return RENAME_NOREPLACE; }
 // gettid(2) is glibc 2.30+ and _GNU_SOURCE only too.
 static inline int CLinuxIO_gettid(void) { return (int)syscall(SYS_gettid); }
+// The CPUs this process may run on (sched_getaffinity and CPU_COUNT are _GNU_SOURCE too); 0 if unknown.
+static inline int CLinuxIO_allowedCPUs(void) {
+  unsigned long long mask[16] = {0};
+  long bytes = syscall(SYS_sched_getaffinity, 0, sizeof mask, mask);
+  if (bytes <= 0) return 0;
+  int count = 0;
+  for (long i = 0; i < bytes / (long)sizeof mask[0]; i++) count += __builtin_popcountll(mask[i]);
+  return count;
+}
 #endif
 
 #ifndef KIOSKCAM_CLINUXIO_THREAD_NAME

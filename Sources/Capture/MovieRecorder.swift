@@ -62,9 +62,12 @@ public final class MovieRecorder: Sendable {
   /// cannot take in time is dropped at `submit` and counted, never queued past `queueBound`, so a crash loses
   /// no more for it.
   private let encoders = (0..<max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))).map {
-    BackgroundWorker(name: "kioskcam.movie-encode-\($0)", niceness: ThreadPriority.yielding)
+    BackgroundWorker(name: "\(MovieRecorder.threadName)encode-\($0)", niceness: ThreadPriority.yielding)
   }
-  let writerThread = BackgroundWorker(name: "kioskcam.movie-writer", niceness: ThreadPriority.yielding)
+  let writerThread = BackgroundWorker(name: "\(MovieRecorder.threadName)writer", niceness: ThreadPriority.yielding)
+  /// What every thread of a recording is named from, x264's too (a thread takes its creator's name): the movie's
+  /// CPU is theirs (`CPUUse.threadsNanoseconds(named:)`).
+  public static let threadName = "kioskcam.movie-"
   let inFlight = DispatchGroup()
 
   enum Payload {

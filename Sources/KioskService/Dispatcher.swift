@@ -58,6 +58,7 @@ final class Dispatcher {
       for change in capabilities.update(result) { log(change.description) }
       handleAfterEdges(.available(availableModes, at: clock()))
     case .cameraFrame(let frame):
+      drivers.movie.paceFrame(frame, previewShown: drivers.screen.framesShown, previewLive: drivers.screen.expectsFrames)
       handleAfterEdges(.frame(frame))
       drivers.screen.showFrame(frame)
       drivers.supervisor.frameArrived(

@@ -90,6 +90,9 @@ protocol MovieDriver: AnyObject {
   func start(at time: Instant)
   func record(_ frame: FrameInfo)
   func stop(at time: Instant)
+  /// Every camera frame, with the preview's frames shown so far and whether the live picture is on screen:
+  /// how fast a movie records is weighed against them (`RecordingPace`).
+  func paceFrame(_ frame: FrameInfo, previewShown: Int, previewLive: Bool)
   func saved(_ movie: MovieSummary)
   func failed()
   /// `.recoverRoll`: publishes what the storage's loss left on it.

@@ -189,6 +189,7 @@ final class FakeMovie: MovieDriver {
     journal.note("movie start")
   }
   func record(_ frame: FrameInfo) { recorded.append(frame) }
+  func paceFrame(_ frame: FrameInfo, previewShown: Int, previewLive: Bool) {}
   func stop(at time: Instant) {
     guard isRecording else { return }
     isRecording = false

@@ -61,6 +61,8 @@ final class MovieSink: MovieDriver {
   /// Dropped before the recorder could count them: frames past the waiting queue, and sequence gaps.
   private var droppedHere = 0
   private var lastSequence: UInt32?
+  /// How many of the camera's frames the movie takes, the viewfinder first.
+  private var pace: RecordingPace
   private(set) var saved = 0
   private(set) var failures = 0
 
@@ -77,6 +79,7 @@ final class MovieSink: MovieDriver {
     self.roll = roll
     self.results = results
     self.post = post
+    pace = RecordingPace(cameraRate: config.camera.frameRate)
   }
 
   var isRecording: Bool { current != nil }
@@ -93,6 +96,7 @@ final class MovieSink: MovieDriver {
     waiting = []
     droppedHere = 0
     lastSequence = nil
+    log(pace.start(budget: CPUUse.cores()))
     let (frameRate, quality, codec, h264Encoder, microphone, results) = (
       config.camera.frameRate, config.movie.quality, codec, h264Encoder, microphone, results
     )
@@ -117,9 +121,14 @@ final class MovieSink: MovieDriver {
   }
 
   func record(_ frame: FrameInfo) {
-    guard let current, let captured = source.captured(frame) else { return }
+    guard let current else { return }
     if let last = lastSequence, frame.sequence > last &+ 1 { droppedHere += Int(frame.sequence - last - 1) }
     lastSequence = frame.sequence
+    // Asked before the frame is copied out of the ring: a frame the movie leaves costs the viewfinder nothing.
+    guard pace.take(), let captured = source.captured(frame) else {
+      droppedHere += 1
+      return
+    }
     let next = Waiting(
       still: captured.still, timestamp: frame.timestamp.nanoseconds, sequence: frame.sequence, crop: captured.crop)
     guard let recorder = current.recorder.withLock({ $0 }) else {
@@ -135,6 +144,15 @@ final class MovieSink: MovieDriver {
     }
   }
 
+  func paceFrame(_ frame: FrameInfo, previewShown: Int, previewLive: Bool) {
+    guard pace.windowDue(at: frame.timestamp) else { return }
+    let sample = RecordingPace.Sample(
+      at: frame.timestamp, previewShown: previewShown, previewLive: previewLive,
+      serviceCPU: .nanoseconds(CPUUse.processNanoseconds()),
+      movieCPU: isRecording ? .nanoseconds(CPUUse.threadsNanoseconds(named: MovieRecorder.threadName)) : .zero)
+    if let change = pace.observe(sample) { log(change) }
+  }
+
   /// Frames and the drops counted here, into the recorder (from the loop, or from the opener once it is done).
   private func hand(_ frames: [Waiting], to recorder: MovieRecorder) {
     for frame in frames {
@@ -147,6 +165,7 @@ final class MovieSink: MovieDriver {
   func stop(at time: Instant) {
     guard let opening = current else { return }
     current = nil
+    pace.stop()
     let (frames, dropped, results, finishing) = (waiting, droppedHere, results, finishing)
     waiting = []
     droppedHere = 0
