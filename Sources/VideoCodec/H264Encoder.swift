@@ -42,7 +42,10 @@ public final class H264Picture: @unchecked Sendable {
 /// will encode with it (so that x264's own threads inherit that thread's priority) and handed over once.
 public final class H264Encoder: @unchecked Sendable {
   private let encoder: OpaquePointer
-  private var nextPTS: Int64 = 0
+  /// The pts clock's ticks a second, and the first picture's capture time, pts 0.
+  static let clock: Int64 = 90_000
+  private var firstTimestamp: Int64?
+  private var lastPTS: Int64?
   /// Capture times by the pts given to the encoder: x264's frame threads hand packets out a few pictures late.
   private var timestamps: [Int64: Int64] = [:]
   /// x264's SEI naming its version and options, for the front of the first packet.
@@ -105,8 +108,11 @@ public final class H264Encoder: @unchecked Sendable {
     param.i_csp = X264_CSP_I420
     param.i_fps_num = UInt32(settings.frameRate)
     param.i_fps_den = 1
+    // Each picture's own capture time, on a 90 kHz clock: a recording that takes fewer of the camera's frames
+    // (a movie's pace, a slow board) spends the bit rate over the seconds, not over a count of pictures.
+    param.b_vfr_input = 1
     param.i_timebase_num = 1
-    param.i_timebase_den = UInt32(settings.frameRate)
+    param.i_timebase_den = UInt32(Self.clock)
     param.rc.i_rc_method = X264_RC_ABR
     param.rc.i_bitrate = Int32(clamping: settings.bitRate / 1000)
     // A buffer of two seconds and a peak of 1.5 times the average: the rate a card and a download hold.
@@ -137,11 +143,15 @@ public final class H264Encoder: @unchecked Sendable {
   public func encode(
     _ picture: H264Picture, timestamp: Int64, keyframe: Bool = false
   ) throws(CodecError) -> [H264Packet] {
-    picture.picture.pointee.i_pts = nextPTS
+    let origin = firstTimestamp ?? timestamp
+    firstTimestamp = origin
+    // x264 wants every pts later than the one before: two pictures within a tick of the clock get the next.
+    let pts = max(lastPTS.map { $0 + 1 } ?? 0, (timestamp - origin) / (1_000_000_000 / Self.clock))
+    lastPTS = pts
+    picture.picture.pointee.i_pts = pts
     // An IDR picture, not just an I picture: a player can start from it.
     picture.picture.pointee.i_type = keyframe ? X264_TYPE_IDR : X264_TYPE_AUTO
-    timestamps[nextPTS] = timestamp
-    nextPTS += 1
+    timestamps[pts] = timestamp
     return try encode(picture.picture)
   }
 

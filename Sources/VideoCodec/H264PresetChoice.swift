@@ -41,7 +41,7 @@ public struct H264PresetChoice: Sendable, Equatable {
         if number == warmup { started = now() }
         let picture = try H264Picture(width: settings.width, height: settings.height)
         scene(picture.target, number)
-        _ = try encoder.encode(picture, timestamp: Int64(number))
+        _ = try encoder.encode(picture, timestamp: Int64(number) * 1_000_000_000 / Int64(settings.frameRate))
       }
       _ = try encoder.finish()
       let each = (now() - started) / Double(pictures)
