@@ -173,7 +173,7 @@ if reviewOnly {
   finish()
 }
 if CommandLine.arguments.dropFirst().first == "memory" {
-  print(try boardPeakRSS().map { "kioskcam run on the virtual board, a 1280x720 preview, a still and a 5 s H.264 movie: peak resident memory \($0)" }
+  print(try boardPeakRSSLines()?.joined(separator: "\n")
     ?? "kioskcam run peak memory: needs the virtual board (make board-start, then make bench BENCH=memory)")
   finish()
 }
@@ -296,8 +296,8 @@ try previewBench()
 try pipelineBench()
 if !previewOnly { try reviewBench() }
 print("")
-if let peak = try boardPeakRSS() {
-  print("kioskcam run on the virtual board, a 1280x720 preview, a still and a 5 s H.264 movie: peak resident memory \(peak)")
+if let lines = try boardPeakRSSLines() {
+  print(lines.joined(separator: "\n"))
 } else {
   print("kioskcam run peak memory: needs the virtual board (make board-start, then make bench)")
 }
