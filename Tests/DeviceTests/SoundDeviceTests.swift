@@ -19,12 +19,22 @@ extension BoardDeviceTests {
   /// dominant frequency is 1 kHz and whose length is the pictures' within 50 ms, and each beep starts
   /// within a frame interval (the one before the changed picture, as the file has it) + 20 ms of the
   /// picture it came with. The offsets are printed.
+  ///
+  /// vivid stamps its frames "Start of Exposure" for this test: by default (End of Frame) it stamps a frame
+  /// with the time it starts filling it plus 0.9 of the frame period (vivid-kthread-cap.c), so that a
+  /// picture's time runs most of a frame ahead of what is in it, by as much as the switch's phase against
+  /// vivid's ticks leaves (41 to 66 ms measured at 30 fps, the same for all five beeps of a run, which are
+  /// whole periods apart). A webcam (uvcvideo) stamps the start of the frame, as this makes vivid do.
   @Test func aMovieWithTheLoopbacksBeepsHasThemAtOneKilohertzInStepWithThePictures() throws {
     try #require(try Board.run("modprobe snd-aloop pcm_substreams=1").status == 0, "modprobe snd-aloop")
     defer {
-      // vivid's bars and no sound card again, for the tests after this one.
-      _ = try? Board.run("for v in /dev/video0 /dev/video1; do v4l2-ctl -d $v -c test_pattern=0; done; modprobe -r snd-aloop")
+      // vivid's bars, its own timestamps and no sound card again, for the tests after this one.
+      _ = try? Board.run(
+        "for v in /dev/video0 /dev/video1; do v4l2-ctl -d $v -c test_pattern=0 -c timestamp_source=0; done; modprobe -r snd-aloop")
     }
+    try #require(
+      try Board.run("for v in /dev/video0 /dev/video1; do v4l2-ctl -d $v -c timestamp_source=1 || exit 1; done").status == 0,
+      "vivid's timestamp source")
     let (config, roll) = try soundConfig("sound")
     try Board.withService("sound", config: config) {
       // The probe's evidence, as `kioskcam status` gives it (`kioskcam probe` says the same; on a loaded board
