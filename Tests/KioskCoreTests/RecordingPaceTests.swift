@@ -39,6 +39,16 @@ import Testing
     mutating func idle(seconds: Int, shown: Int = 26, cores: Double = 0.45) {
       for _ in 0..<seconds { second(shown: shown, cores: cores, recording: false) }
     }
+
+    /// Four idle seconds, a recording started on 0.54 of a core with no frame's cost known (so at the camera's
+    /// rate), and its first window, which only measures.
+    static func recordingOnAQuota() -> Service {
+      var service = Service()
+      service.idle(seconds: 4)
+      _ = service.pace.start(budget: 0.54)
+      service.second(shown: 26, cores: 0.54, frame: .zero)
+      return service
+    }
   }
 
   @Test func withNothingMeasuredTheMovieTakesEveryFrame() {
@@ -76,11 +86,7 @@ import Testing
   }
 
   @Test func aShortPreviewHalvesTheMovieOnlyWhileTheCPUIsSpent() {
-    var service = Service()
-    service.idle(seconds: 4)
-    _ = service.pace.start(budget: 0.54)
-    // The first window measures; the next two weigh the preview.
-    service.second(shown: 26, cores: 0.54, frame: .zero)
+    var service = Service.recordingOnAQuota()
     service.second(shown: 12, cores: 0.3, frame: .zero)
     #expect(service.pace.rate == 30, "\(service.log)")
     service.second(shown: 12, cores: 0.54, frame: .zero)
@@ -93,10 +99,7 @@ import Testing
   }
 
   @Test func aFullPreviewForTwoWindowsLetsTheMovieTakeAQuarterMore() {
-    var service = Service()
-    service.idle(seconds: 4)
-    _ = service.pace.start(budget: 0.54)
-    service.second(shown: 26, cores: 0.54, frame: .zero)
+    var service = Service.recordingOnAQuota()
     service.second(shown: 10, cores: 0.54, frame: .zero)
     service.second(shown: 10, cores: 0.54, frame: .zero)
     #expect(service.pace.rate == 7.5)
@@ -111,10 +114,7 @@ import Testing
   }
 
   @Test func theMovieTakesEvenlySpreadFrames() {
-    var service = Service()
-    service.idle(seconds: 4)
-    _ = service.pace.start(budget: 0.54)
-    service.second(shown: 26, cores: 0.54, frame: .zero)
+    var service = Service.recordingOnAQuota()
     service.second(shown: 10, cores: 0.54, frame: .zero)
     #expect(service.pace.rate == 15)
     var pattern = ""
