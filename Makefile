@@ -38,10 +38,12 @@ SOUND_ONLY := aMovieWithTheLoopbacksBeeps
 # The Pi build's host tools: mmdebstrap makes the trixie build root and arm64 sysroot, qemu-user-static runs the
 # aarch64 binary and its tests (no binfmt_misc here: called by name).
 PI_PACKAGES := mmdebstrap qemu-user-static file binutils util-linux ffmpeg python3
+# make pi-image-root: trixie's first stage unpacked here, configured in an emulated aarch64 machine.
+PI_IMAGE_PACKAGES := debootstrap qemu-system-arm e2fsprogs xz-utils cpio gzip
 # make pi-test's board step: the device tests that drive buttons and lamps on gpio-sim, run with the libgpiod 2 build.
 PI_BUTTON_TESTS := Controls|theTallyLampIsLitExactlyWhileRecording|aFlashStillIsTakenInTheLampsLight|theCameraButtonCyclesThroughTheConfiguredCameras|buttonsWhoseChipGoesAwayAreLetGoAndRequestedAgain|aFlashMissingAtStartStaysOffUntilRestart|pressesGiveConsecutiveFilesThatPeersValidate|aMissingOptionalModeButtonIsLoggedOnceAndStillsAreTaken|aMissingFlashLampIsOffWhenOptionalAndFatalWhenRequired|probeJSONDescribesTheBoardsDevices
 
-.PHONY: all deps pi-deps build release check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test clean
+.PHONY: all deps pi-deps build release check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root clean
 
 all: build
 
@@ -169,6 +171,14 @@ screenshot:
 ## size and the packages it needs on the Pi.
 pi: pi-deps
 	board/pi/build.sh
+
+## pi-image-root: the first step of the Pi's SD-card image (issue 38, the rest to come): Debian 13 arm64 with
+## systemd, sshd, the kernel and kioskcam's libraries, its maintainer scripts run inside qemu-system-aarch64
+## (TCG; this host has no binfmt_misc), as .build/pi/image/root.img. About 12 minutes, then cached
+## (board/pi/image-root.sh).
+pi-image-root:
+	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(PI_IMAGE_PACKAGES)"
+	PI_DIR=$(CURDIR)/.build/pi board/pi/image-root.sh
 
 ## pi-test: the aarch64 binary and unit tests under qemu-aarch64 (board/pi/test.sh), then the board's button
 ## and lamp tests on gpio-sim with the service built by 6.0.3 against libgpiod 2 (board/pi/board-build.sh).

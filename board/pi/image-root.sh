@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# The first step of the Pi's SD-card image (issue 38): its root file system, Debian 13 ("trixie") arm64 with
+# every package's maintainer scripts run, as an ext4 image cached under $PI_DIR/image (rebuilt only when the
+# package list changes).
+#
+# This host has no binfmt_misc, so no arm64 program runs in a chroot here. The packages are unpacked here
+# (debootstrap's first stage) and configured inside an emulated aarch64 machine (qemu-system-aarch64 -M virt,
+# TCG) that boots trixie's own arm64 kernel from the same download with a small initramfs of busybox and the
+# modules an ext4 root on virtio needs. proot's qemu mode, the usual way round, does not work with trixie's
+# libc: tried with trixie's proot 5.4 and qemu-user, the guest's stat calls were answered from the host's
+# tree (it saw the host's /usr/bin/true and not its own /debootstrap).
+#
+# Made: $PI_DIR/image/root.img (the configured root; SSH host keys are not kept: each card makes its own at
+# first boot), $PI_DIR/image/kernel/ (the arm64 kernel and modules it booted with), configure.log.
+set -euo pipefail
+PI_DIR=${PI_DIR:?set PI_DIR}
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+SUITE=trixie
+OUT=$PI_DIR/image
+
+# What kioskcam links on trixie (make pi prints the same list), and the appliance around it.
+RUNTIME="libgpiod3 libv4l-0t64 libx264-164 libyuv0 libturbojpeg0 libdrm2 libasound2t64 zlib1g libstdc++6"
+SYSTEM="systemd systemd-sysv udev kmod openssh-server linux-image-arm64"
+# busybox-static: the configuring boot's initramfs is made from it.
+PACKAGES="$SYSTEM $RUNTIME busybox-static"
+# The modules an ext4 root on virtio-blk needs, dependencies first (Debian builds them as modules, and the
+# package has no modules.dep: depmod makes it at install).
+MODULES="lib/crc16 fs/mbcache fs/jbd2/jbd2 crypto/crc32c_generic fs/ext4/ext4 drivers/block/virtio_blk"
+
+wanted="$SUITE arm64 $PACKAGES"
+if [ -f "$OUT/root.img" ] && [ "$(cat "$OUT/root.packages" 2>/dev/null)" = "$wanted" ]; then
+  echo "pi-image: $OUT/root.img is current"
+  exit 0
+fi
+start=$SECONDS
+rm -rf "$OUT"
+mkdir -p "$OUT"
+tree=$OUT/tree
+echo "pi-image: unpacking trixie arm64 into $tree"
+debootstrap --foreign --arch=arm64 --variant=minbase --include="${PACKAGES// /,}" "$SUITE" "$tree" "$MIRROR" \
+  > "$OUT/unpack.log" 2>&1 || { tail -20 "$OUT/unpack.log"; exit 1; }
+# debootstrap points /proc at the host's for a chroot; the emulated machine mounts its own there.
+rm -f "$tree/proc"
+mkdir -p "$tree/proc"
+
+echo "pi-image: the configuring boot's kernel and initramfs"
+kernel=$OUT/kernel
+mkdir -p "$kernel"
+for deb in "$tree"/var/cache/apt/archives/linux-image-*-arm64_*.deb "$tree"/var/cache/apt/archives/busybox-static_*.deb; do
+  dpkg-deb -x "$deb" "$kernel"
+done
+release=$(ls "$kernel/usr/lib/modules")
+initramfs=$OUT/initramfs
+mkdir -p "$initramfs/bin" "$initramfs/modules" "$initramfs/root" "$initramfs/proc" "$initramfs/dev"
+cp "$kernel/usr/bin/busybox" "$initramfs/bin/"
+names=()
+for module in $MODULES; do
+  # busybox's insmod takes the module itself, not xz.
+  xz -dc "$kernel/usr/lib/modules/$release/kernel/$module.ko.xz" > "$initramfs/modules/${module##*/}.ko"
+  names+=("${module##*/}")
+done
+cat > "$initramfs/init" <<EOF
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t devtmpfs devtmpfs /dev
+for module in ${names[*]}; do insmod /modules/\$module.ko || echo "pi-image: insmod \$module failed"; done
+mount -t ext4 /dev/vda /root || { echo "pi-image: no root on /dev/vda"; poweroff -f; }
+umount /proc /dev
+exec switch_root /root /kioskcam-configure
+EOF
+chmod +x "$initramfs/init"
+(cd "$initramfs" && find . | cpio --quiet -o -H newc | gzip -1) > "$OUT/initramfs.gz"
+rm -rf "$initramfs"
+
+# In the root, run once as its init: the second stage (every package's maintainer scripts), then what an image
+# must not carry from here, then power off.
+cat > "$tree/kioskcam-configure" <<'EOF'
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+if /debootstrap/debootstrap --second-stage; then
+  apt-get clean
+  rm -f /etc/ssh/ssh_host_*
+  echo "pi-image: configured"
+fi
+rm -f /kioskcam-configure
+sync
+# The second stage unmounts the /proc it used.
+mount -t proc proc /proc 2>/dev/null
+echo 1 > /proc/sys/kernel/sysrq
+echo o > /proc/sysrq-trigger
+sleep 60
+EOF
+chmod +x "$tree/kioskcam-configure"
+mke2fs -q -t ext4 -L kioskcam-root -d "$tree" "$OUT/root.img" 3G
+rm -rf "$tree"
+echo "pi-image: unpacked in $((SECONDS - start)) s; configuring in qemu-system-aarch64 (TCG, about 10 minutes)"
+configure=$SECONDS
+timeout 3600 qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 2 -m 2048 -nographic -no-reboot \
+  -kernel "$kernel/boot/vmlinuz-$release" -initrd "$OUT/initramfs.gz" -append "console=ttyAMA0 rw panic=-1" \
+  -drive "file=$OUT/root.img,if=virtio,format=raw" > "$OUT/configure.log" 2>&1 || true
+if ! grep -q "^pi-image: configured" "$OUT/configure.log"; then
+  echo "pi-image: configuring failed; the end of $OUT/configure.log:" >&2
+  tail -30 "$OUT/configure.log" >&2
+  exit 1
+fi
+printf '%s' "$wanted" > "$OUT/root.packages"
+used=$(dumpe2fs -h "$OUT/root.img" 2>/dev/null | awk -F: '/^Block count/ {n=$2} /^Free blocks/ {f=$2} /^Block size/ {s=$2} END {printf "%d", (n - f) * s / 1048576}')
+echo "pi-image: configured in $((SECONDS - configure)) s, $((SECONDS - start)) s in all: $OUT/root.img ($used MiB used)"
