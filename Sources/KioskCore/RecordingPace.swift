@@ -94,9 +94,12 @@ public struct RecordingPace: Sendable, Equatable {
     // The window in progress mixes idle and recording: the first recording window starts at the next sample.
     last = nil
     defer { credit = 1 - rate / Double(cameraRate) }  // the first frame is always the movie's
-    guard let baseline, let costPerFrame else {
+    // Without a viewfinder (no display, or nothing shown) there is nothing to give way to.
+    guard let baseline, baseline.shown >= 1, let costPerFrame else {
       rate = Double(cameraRate)
-      return "movie pace: \(cameraRate) frames a second, the camera's (" + (baseline == nil ? "no idle preview measured" : "a movie frame's CPU not known yet") + ")"
+      let reason =
+        baseline.map { $0.shown < 1 ? "no preview shown" : "a movie frame's CPU not known yet" } ?? "no idle preview measured"
+      return "movie pace: \(cameraRate) frames a second, the camera's (\(reason))"
     }
     rate = model(budget: budget, idleCores: baseline.cores, cost: costPerFrame)
     return "movie pace: \(Self.figure(rate)) of \(cameraRate) frames a second to start (\(Self.figure(budget)) cores, "

@@ -122,6 +122,19 @@ import Testing
     #expect(pattern == ".x.x.x.x.x.x" || pattern == "x.x.x.x.x.x.", "\(pattern)")
   }
 
+  @Test func withoutAViewfinderTheMovieKeepsTheCamerasRateOnAQuota() {
+    var service = Service()
+    service.idle(seconds: 4)
+    _ = service.pace.start(budget: 2)
+    for _ in 0..<3 { service.second(shown: 26, cores: 1.05) }
+    service.pace.stop()
+    // The display gone: nothing shown while idle, the whole quota spent.
+    service.idle(seconds: 4, shown: 0, cores: 0.54)
+    let start = service.pace.start(budget: 0.54)
+    #expect(start.contains("30 frames a second, the camera's (no preview shown)"), "\(start)")
+    #expect(service.second(shown: 0, cores: 0.54) == 30)
+  }
+
   @Test func idleWindowsAwayFromTheLivePictureAreNoBaseline() {
     var pace = RecordingPace(cameraRate: 30)
     var at = Instant(seconds: 1, nanoseconds: 0)
