@@ -8,8 +8,11 @@
 /// recording's; none before the first, when the movie starts at the camera's rate and the first window
 /// teaches it). Then, window by window, the preview's frames shown are weighed against its idle rate:
 /// short while the service uses nearly all it may, the movie's rate halves; at its idle rate for two windows
-/// running, the movie takes a quarter more, up to the camera's rate. A preview short while the CPU is not
-/// spent is not the movie's doing (another process, the display), and the movie keeps its rate.
+/// running with CPU to spare, the movie takes a quarter more, up to the camera's rate, and never fewer than a
+/// frame every four seconds. A preview short while
+/// the CPU is not spent is not the movie's doing (another process, the display), and the movie keeps its
+/// rate; a preview at its rate while the CPU is all spent leaves nothing to take more with (on the board's
+/// Pi-class quota, taking a second frame a second left the preview 88% of its idle rate).
 ///
 /// Pure: the movie's driver feeds it the preview's counter and the kernel's CPU figures.
 public struct RecordingPace: Sendable, Equatable {
@@ -24,6 +27,10 @@ public struct RecordingPace: Sendable, Equatable {
   static let headroom = 0.9
   /// Idle windows the baseline averages.
   static let idleWindows = 3
+  /// The fewest frames a second a movie takes: one every four seconds. Where the idle preview alone spends the
+  /// CPU, every movie frame is the preview's loss: on the board's Pi-class quota, at one frame a second the
+  /// preview kept 88-90% of its idle rate.
+  static let slowest = 0.25
 
   /// What the driver reads at the end of a window.
   public struct Sample: Sendable, Equatable {
@@ -151,12 +158,12 @@ public struct RecordingPace: Sendable, Equatable {
       rate = min(rate, model(budget: recording.budget, idleCores: baseline.cores, cost: costPerFrame))
     }
     if shown < Self.short * baseline.shown && cores >= Self.busy * recording.budget {
-      rate = max(1, rate / 2)
+      rate = max(Self.slowest, rate / 2)
       recording.goodWindows = 0
-    } else if shown >= Self.full * baseline.shown {
+    } else if shown >= Self.full * baseline.shown && cores < Self.busy * recording.budget {
       recording.goodWindows += 1
       if recording.goodWindows >= 2 {
-        rate = min(Double(cameraRate), rate + max(1, rate / 4))
+        rate = min(Double(cameraRate), rate + max(Self.slowest, rate / 4))
         recording.goodWindows = 0
       }
     } else {
@@ -168,16 +175,23 @@ public struct RecordingPace: Sendable, Equatable {
       + "\(takenInWindow) taken in the window)"
   }
 
-  /// The rate the cores left after the idle service's use pay for, at least a frame a second.
+  /// The rate the cores left after the idle service's use pay for, whole frames a second, or the slowest.
   func model(budget: Double, idleCores: Double, cost: Duration) -> Double {
     let left = budget * Self.headroom - idleCores
     guard cost > .zero else { return Double(cameraRate) }
-    return min(Double(cameraRate), max(1, (left / cost.seconds).rounded(.down)))
+    let paid = left / cost.seconds
+    return min(Double(cameraRate), paid >= 1 ? paid.rounded(.down) : Self.slowest)
   }
 
+  /// "30", "7.5", "0.25".
   static func figure(_ value: Double) -> String {
-    let tenths = (value * 10).rounded()
-    return tenths.truncatingRemainder(dividingBy: 10) == 0 ? "\(Int(tenths / 10))" : "\(tenths / 10)"
+    let hundredths = Int((value * 100).rounded())
+    let whole = "\(hundredths / 100)"
+    switch hundredths % 100 {
+    case 0: return whole
+    case let part where part % 10 == 0: return whole + ".\(part / 10)"
+    case let part: return whole + (part < 10 ? ".0\(part)" : ".\(part)")
+    }
   }
 }
 

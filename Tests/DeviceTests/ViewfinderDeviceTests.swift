@@ -14,8 +14,10 @@ extension BoardDeviceTests {
     var figures: String
   }
 
-  /// The preview's rate idle and while a movie records (`status` counters, 6 s each), the movie's frames and
-  /// drops, as the board runs or under a cgroup `cpu.max` share.
+  /// The preview's rate idle and while a movie records (`status` counters), the movie's frames and drops, as the
+  /// board runs (6 s a window) or under a cgroup `cpu.max` share. There the idle preview is itself short of CPU
+  /// and its rate moves by a tenth from one window to the next (24.6 and 27.4 a second in one run), so the
+  /// windows are 10 s and the idle rate is the mean of one before the movie and one after it.
   func viewfinderRates(_ name: String, roll: String, share: Double?) throws -> ViewfinderRates {
     var throttled = false
     if let share {
@@ -24,7 +26,8 @@ extension BoardDeviceTests {
       Thread.sleep(forTimeInterval: 2)
     }
     defer { if throttled { _ = try? Board.unthrottle(config: "\(Board.share!)/\(name).conf") } }
-    let idle = try rates(over: 6)
+    let window = share == nil ? 6.0 : 10.0
+    var idle = try rates(over: window)
     let log = try Board.logs(name)
     let movies = Card.movies(in: log).count
     let firstFrames = { (log: String) in log.split(separator: "\n").filter { $0.contains("movie first frame") }.count }
@@ -33,10 +36,14 @@ extension BoardDeviceTests {
     let before = try Counters.now()
     #expect(try Board.control("shutter").status == 0)
     try Board.waitFor("the first frame") { firstFrames(try Board.logs(name)) > started }
-    let recording = try rates(over: 6)
+    let recording = try rates(over: window)
     #expect(try Board.control("shutter").status == 0)
     let after = try Counters.now()
     try Board.waitFor("the movie", seconds: 300) { Card.movies(in: try Board.logs(name)).count > movies }
+    if share != nil {
+      let later = try rates(over: window)
+      idle = ((idle.shown + later.shown) / 2, (idle.received + later.received) / 2, idle.missing + later.missing)
+    }
     let file = try #require(Card.movies(in: try Board.logs(name)).last)
     let probed = try probeMovie("\(roll)/\(file)")
     let dropped = try #require(try movieRecord(in: roll, file)["droppedFrames"] as? Int)
@@ -75,7 +82,8 @@ extension BoardDeviceTests {
         // Each shutter command's round trip may take or leave a frame either side, and a frame or two in a
         // hundred may fall between the counters' reads and the presses.
         #expect(abs(rates.frames + rates.dropped - rates.cameraFrames) <= 4 + rates.cameraFrames / 50, "\(rates.figures)")
-        #expect(rates.frames >= 5, "\(rates.figures)")
+        // Under the quota the idle preview spends it all, and the movie takes its slowest: a frame every 4 s.
+        #expect(rates.frames >= (share == nil ? 5 : 2), "\(rates.figures)")
       }
     }
   }

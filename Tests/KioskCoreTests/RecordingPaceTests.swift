@@ -83,6 +83,14 @@ import Testing
     let start = service.pace.start(budget: 0.54)
     #expect(start.contains("1 of 30 frames a second to start"), "\(start)")
     #expect(service.second(shown: 26, cores: 0.47) == 1)
+    service.pace.stop()
+    // The idle preview spending the whole quota: nothing left, the slowest pace, a frame every four seconds.
+    service.idle(seconds: 4, shown: 26, cores: 0.52)
+    let nothingLeft = service.pace.start(budget: 0.54)
+    #expect(nothingLeft.contains("0.25 of 30 frames a second to start"), "\(nothingLeft)")
+    var taken = 0
+    for _ in 0..<8 { taken += service.second(shown: 26, cores: 0.54) }
+    #expect(taken == 2, "\(service.log)")
   }
 
   @Test func aShortPreviewHalvesTheMovieOnlyWhileTheCPUIsSpent() {
@@ -98,18 +106,21 @@ import Testing
     #expect((7...8).contains(service.second(shown: 26, cores: 0.5, frame: .zero)))
   }
 
-  @Test func aFullPreviewForTwoWindowsLetsTheMovieTakeAQuarterMore() {
+  @Test func aFullPreviewForTwoWindowsWithCPUToSpareLetsTheMovieTakeAQuarterMore() {
     var service = Service.recordingOnAQuota()
     service.second(shown: 10, cores: 0.54, frame: .zero)
     service.second(shown: 10, cores: 0.54, frame: .zero)
     #expect(service.pace.rate == 7.5)
-    service.second(shown: 26, cores: 0.5, frame: .zero)
+    // The preview at its idle rate, but the quota all spent: nothing to take more with.
+    for _ in 0..<3 { service.second(shown: 26, cores: 0.52, frame: .zero) }
+    #expect(service.pace.rate == 7.5, "\(service.log)")
+    service.second(shown: 26, cores: 0.3, frame: .zero)
     #expect(service.pace.rate == 7.5)
-    service.second(shown: 26, cores: 0.5, frame: .zero)
+    service.second(shown: 26, cores: 0.3, frame: .zero)
     #expect(service.pace.rate == 9.375)
     // A window in between (at 95% of idle) holds the rate and starts the count again.
-    service.second(shown: 25, cores: 0.5, frame: .zero)
-    service.second(shown: 26, cores: 0.5, frame: .zero)
+    service.second(shown: 25, cores: 0.3, frame: .zero)
+    service.second(shown: 26, cores: 0.3, frame: .zero)
     #expect(service.pace.rate == 9.375)
   }
 
