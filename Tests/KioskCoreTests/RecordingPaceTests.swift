@@ -40,6 +40,16 @@ import Testing
       for _ in 0..<seconds { second(shown: shown, cores: cores, recording: false) }
     }
 
+    /// A movie of three seconds on two cores, at the camera's rate: it has taught the pace a frame's cost, 20 ms.
+    static func afterAMovieOnTwoCores() -> Service {
+      var service = Service()
+      service.idle(seconds: 4)
+      _ = service.pace.start(budget: 2)
+      for _ in 0..<3 { service.second(shown: 26, cores: 1.05) }
+      service.pace.stop()
+      return service
+    }
+
     /// Four idle seconds, a recording started on 0.54 of a core with no frame's cost known (so at the camera's
     /// rate), and its first window, which only measures.
     static func recordingOnAQuota() -> Service {
@@ -72,11 +82,7 @@ import Testing
   }
 
   @Test func underAQuotaTheIdlePreviewAlmostFillsTheMovieStartsAtWhatIsLeft() {
-    var service = Service()
-    service.idle(seconds: 4)
-    _ = service.pace.start(budget: 2)
-    for _ in 0..<3 { service.second(shown: 26, cores: 1.05) }
-    service.pace.stop()
+    var service = Service.afterAMovieOnTwoCores()
     // The same service on 0.54 of a core, its preview using 0.45 of it idle: (0.486 − 0.45) / 20 ms is under
     // two frames a second; one it is, spread over the second.
     service.idle(seconds: 4, shown: 26, cores: 0.45)
@@ -134,11 +140,7 @@ import Testing
   }
 
   @Test func withoutAViewfinderTheMovieKeepsTheCamerasRateOnAQuota() {
-    var service = Service()
-    service.idle(seconds: 4)
-    _ = service.pace.start(budget: 2)
-    for _ in 0..<3 { service.second(shown: 26, cores: 1.05) }
-    service.pace.stop()
+    var service = Service.afterAMovieOnTwoCores()
     // The display gone: nothing shown while idle, the whole quota spent.
     service.idle(seconds: 4, shown: 0, cores: 0.54)
     let start = service.pace.start(budget: 0.54)
