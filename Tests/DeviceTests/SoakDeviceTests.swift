@@ -51,8 +51,11 @@ extension BoardDeviceTests {
           + "(%+.1f MiB); descriptors %d and %d", Double(before.kilobytes) / 1024, Double(after.kilobytes) / 1024,
         stills, movies, growth, before.descriptors, after.descriptors))
       #expect(after.descriptors == before.descriptors, "no descriptor left open")
-      // Flat: within a twentieth of where it stood (the ring, the arenas and the page tables move a little).
-      #expect(Double(after.kilobytes) <= Double(before.kilobytes) * 1.05, "grew \(growth) MiB")
+      // Flat: within a twentieth of where it stood, or 1.5 MiB (the ring, the arenas and the page tables move
+      // a little: the same binary ended +0.5, +0.8 and +1.3 MiB from a start of 21 MiB, where a twentieth is
+      // 1.05). The leak this watches for grew 30 to 40 MiB (9ce7508).
+      let allowed = max(Double(before.kilobytes) * 0.05, 1536)
+      #expect(Double(after.kilobytes - before.kilobytes) <= allowed, "grew \(growth) MiB")
 
       let files = try FileManager.default.contentsOfDirectory(atPath: "\(roll)/DCIM/100KIOSK")
       #expect(files.filter { $0.hasSuffix(".JPG") }.count == 150 && files.filter { $0.hasSuffix(".MP4") }.count == 5)
