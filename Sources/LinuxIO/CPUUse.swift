@@ -4,16 +4,10 @@
 import CLinuxIO
 
 /// The CPU this process uses and the CPU it may use, as the kernel counts them: what a movie's pace weighs
-/// against the viewfinder (KioskCore's `RecordingPace`). Each call reads a few procfs or cgroupfs files
+/// against the viewfinder (KioskCore's `RecordingPace`), beside the process's own CPU clock
+/// (`processCPUNanoseconds`, ThreadClock.swift). Each call reads a few procfs or cgroupfs files
 /// (no disk), so the loop may ask once a second.
 public enum CPUUse {
-  /// CPU time all the process's threads have used so far (CLOCK_PROCESS_CPUTIME_ID).
-  public static func processNanoseconds() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
-    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-  }
-
   /// CPU time of the process's live threads whose name starts with `prefix`, from /proc/self/task/*/stat
   /// (to the clock tick). A thread takes its creator's name, so threads a library starts from a named thread
   /// (x264's, from the movie's writer) count with it.

@@ -224,13 +224,6 @@ final class PipelineRun {
 
 func wallNanoseconds() -> UInt64 { UInt64(monotonicNanoseconds()) }
 
-/// CPU time of every thread of this process (the workers' and the stand-in loop's).
-func processCPUNanoseconds() -> Int64 {
-  var now = timespec()
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
-  return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
-}
-
 /// `kioskcam-bench pi`: the 1280x720 MJPEG preview at a camera's 30 fps inside a CPU quota that stands for a
 /// Raspberry Pi 4's cores (`fraction` of each core of this machine; docs/performance.md says why that fraction).
 /// The quota is CFS bandwidth control: cgroup v2's cpu.max where the cpu controller is on v2, else v1's

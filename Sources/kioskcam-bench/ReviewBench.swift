@@ -1,6 +1,7 @@
 #if canImport(Glibc)
   import Glibc
 #endif
+import LinuxIO
 import Foundation
 import Imaging
 import JPEGCodec

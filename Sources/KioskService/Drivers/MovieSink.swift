@@ -148,7 +148,7 @@ final class MovieSink: MovieDriver {
     guard pace.windowDue(at: frame.timestamp) else { return }
     let sample = RecordingPace.Sample(
       at: frame.timestamp, previewShown: previewShown, previewLive: previewLive,
-      serviceCPU: .nanoseconds(CPUUse.processNanoseconds()),
+      serviceCPU: .nanoseconds(processCPUNanoseconds()),
       movieCPU: isRecording ? .nanoseconds(CPUUse.threadsNanoseconds(named: MovieRecorder.threadName)) : .zero)
     if let change = pace.observe(sample) { log(change) }
   }
