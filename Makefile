@@ -43,7 +43,7 @@ PI_IMAGE_PACKAGES := debootstrap qemu-system-arm e2fsprogs xz-utils cpio gzip
 # make pi-test's board step: the device tests that drive buttons and lamps on gpio-sim, run with the libgpiod 2 build.
 PI_BUTTON_TESTS := Controls|theTallyLampIsLitExactlyWhileRecording|aFlashStillIsTakenInTheLampsLight|theCameraButtonCyclesThroughTheConfiguredCameras|buttonsWhoseChipGoesAwayAreLetGoAndRequestedAgain|aFlashMissingAtStartStaysOffUntilRestart|pressesGiveConsecutiveFilesThatPeersValidate|aMissingOptionalModeButtonIsLoggedOnceAndStillsAreTaken|aMissingFlashLampIsOffWhenOptionalAndFatalWhenRequired|probeJSONDescribesTheBoardsDevices
 
-.PHONY: all deps pi-deps build release check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root clean
+.PHONY: all deps pi-deps build release check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-modules clean
 
 all: build
 
@@ -179,6 +179,13 @@ pi: pi-deps
 pi-image-root:
 	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(PI_IMAGE_PACKAGES)"
 	PI_DIR=$(CURDIR)/.build/pi board/pi/image-root.sh
+
+## pi-modules: the kernel modules the Pi's image needs that trixie's arm64 kernel does not build (gpio-sim.ko),
+## cross-built out of tree in the build root for that kernel (its headers, so vermagic and modversions CRCs are
+## its own), into .build/pi/modules; cached (board/pi/build-modules.sh). The kernel is the one trixie's
+## linux-image-arm64 names, or PI_KERNEL=RELEASE, or PI_KERNEL=<a lib/modules folder>.
+pi-modules: pi-deps
+	PI_DIR=$(CURDIR)/.build/pi board/pi/build-modules.sh $(if $(PI_KERNEL),-k $(PI_KERNEL))
 
 ## pi-test: the aarch64 binary and unit tests under qemu-aarch64 (board/pi/test.sh), then the board's button
 ## and lamp tests on gpio-sim with the service built by 6.0.3 against libgpiod 2 (board/pi/board-build.sh).

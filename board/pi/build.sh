@@ -73,7 +73,9 @@ patterns=()
 for soname in $(readelf -d .build/pi/kioskcam | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -v '^ld-linux'); do
   patterns+=("*/$soname")
 done
-board/pi/in-root.sh dpkg -S "${patterns[@]}" | cut -d: -f1 | sort -u | tr '\n' ' '
+# (The build root's cross compiler, for the image's kernel modules, brings *-arm64-cross copies of libc and
+# libstdc++: not what the Pi installs.)
+board/pi/in-root.sh dpkg -S "${patterns[@]}" | cut -d: -f1 | grep -v -- '-cross$' | sort -u | tr '\n' ' '
 echo
 # libavcodec and libavutil are opened at run time, not linked (Sources/CAVCodec/shim.h): by the major versions
 # of the headers built against.

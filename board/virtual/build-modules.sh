@@ -13,6 +13,9 @@
 #
 # The kernel version is taken from /boot/vmlinuz-* (the newest one), never from `uname -r` (that is the
 # host's kernel, not the one booted under QEMU). Override with KIOSKCAM_BOARD_KVER=<version>.
+# Another kernel's headers and source (another architecture's: the Pi's, board/pi/build-modules.sh) are given
+# by KIOSKCAM_BOARD_KBUILD=<headers folder> and KIOSKCAM_BOARD_KSOURCE=<linux-source-*.tar.xz>, with kbuild's
+# own ARCH and CROSS_COMPILE in the environment.
 # A module is rebuilt only when its stamp (kernel, source tarball, recipe, this script) is stale; the
 # stale ones share one pass over the tarball (decompressing it is most of the time).
 set -euo pipefail
@@ -38,11 +41,11 @@ if [ -z "$kver" ]; then
     kver=${newest#vmlinuz-}
 fi
 
-kbuild=/lib/modules/$kver/build
+kbuild=${KIOSKCAM_BOARD_KBUILD:-/lib/modules/$kver/build}
 [ -d "$kbuild" ] || die "no kernel headers for $kver at $kbuild (apt-get install linux-headers-$kver)"
 
-src_tar=$(find /usr/src -maxdepth 1 -name 'linux-source-*.tar.xz' | sort -V | tail -n 1)
-[ -n "$src_tar" ] || die "no /usr/src/linux-source-*.tar.xz (apt-get install linux-source-6.1)"
+src_tar=${KIOSKCAM_BOARD_KSOURCE:-$(find /usr/src -maxdepth 1 -name 'linux-source-*.tar.xz' | sort -V | tail -n 1)}
+[ -f "$src_tar" ] || die "no kernel source ${src_tar:-/usr/src/linux-source-*.tar.xz} (apt-get install linux-source-6.1)"
 src_top=$(basename "$src_tar" .tar.xz)
 self_sum=$(sha256sum "$0" | cut -d' ' -f1)
 

@@ -214,7 +214,7 @@ def _vng_command(paths, forwards=None):
         guest_env,
         shlex.quote(os.path.join(paths.guest, "guest-init.sh")),
         shlex.quote(paths.share),
-        shlex.quote(os.path.join(paths.guest, "gpio-sim-mod.ko")))
+        shlex.quote(os.path.join(paths.guest, "gpio-sim.ko")))
     cmd = [vng, "--verbose", "--run", kernel_image(), "--name", "kioskcam-board",
            "--disable-kvm", "--force-9p", "--disable-microvm", "--memory", "1G"]
     cmd += ["--rwdir", paths.share, "--qemu-opts=" + qemu_opts, "--", guest_cmd]

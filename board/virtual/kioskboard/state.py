@@ -14,7 +14,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 ENTRY = os.path.join(HERE, "board")
 BOOT_TIMEOUT = 300.0
 # What build-modules.sh builds into the state dir (board/virtual/modules/*.sh), copied for the guest.
-MODULES = ("gpio-sim-mod.ko", "raw_gadget.ko", "vicodec.ko")
+MODULES = ("gpio-sim.ko", "raw_gadget.ko", "vicodec.ko")
 
 
 def state_dir():
@@ -37,7 +37,7 @@ class Paths:
         self.sup_log = j("supervisor.log")
         self.info = j("boot.json")
         self.lock = j("lock")
-        self.module = j("gpio-sim-mod.ko")
+        self.module = j("gpio-sim.ko")
 
 
 def _under_tmp(path):
