@@ -39,11 +39,13 @@ SOUND_ONLY := aMovieWithTheLoopbacksBeeps
 # aarch64 binary and its tests (no binfmt_misc here: called by name).
 PI_PACKAGES := mmdebstrap qemu-user-static file binutils util-linux ffmpeg python3
 # make pi-image-root: trixie's first stage unpacked here, configured in an emulated aarch64 machine.
-PI_IMAGE_PACKAGES := debootstrap qemu-system-arm e2fsprogs xz-utils cpio gzip
+# make pi-image: its file systems are made from folders (mksquashfs, mke2fs -d, mtools), the card by sfdisk.
+PI_IMAGE_PACKAGES := debootstrap qemu-system-arm qemu-user-static e2fsprogs xz-utils cpio gzip curl \
+  squashfs-tools dosfstools mtools fdisk
 # make pi-test's board step: the device tests that drive buttons and lamps on gpio-sim, run with the libgpiod 2 build.
 PI_BUTTON_TESTS := Controls|theTallyLampIsLitExactlyWhileRecording|aFlashStillIsTakenInTheLampsLight|theCameraButtonCyclesThroughTheConfiguredCameras|buttonsWhoseChipGoesAwayAreLetGoAndRequestedAgain|aFlashMissingAtStartStaysOffUntilRestart|pressesGiveConsecutiveFilesThatPeersValidate|aMissingOptionalModeButtonIsLoggedOnceAndStillsAreTaken|aMissingFlashLampIsOffWhenOptionalAndFatalWhenRequired|probeJSONDescribesTheBoardsDevices
 
-.PHONY: all deps pi-deps build release check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-modules clean
+.PHONY: all deps pi-deps build release check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-image pi-image-test pi-modules clean
 
 all: build
 
@@ -91,7 +93,8 @@ board-stop:
 board-lint: deps
 	pyflakes3 board/virtual/kioskboard board/virtual/board board/virtual/guest-agent.py board/virtual/sandbox-probe.py \
 	  board/virtual/replay-log-writes.py board/virtual/guest-roll-check.py board/virtual/test-budget.py \
-	  board/virtual/front-panel-test.py board/virtual/play-movie.py board/virtual/webcam.py board/virtual/guest-beeps.py
+	  board/virtual/front-panel-test.py board/virtual/play-movie.py board/virtual/webcam.py board/virtual/guest-beeps.py \
+	  board/pi/image-test.py
 
 ## check: the tiers that need no board, warm in about a minute: the board's Python and the scripts linted,
 ## the build, the unit tests and the file-format tests with their real peers (exiftool, jpeginfo, ffprobe,
@@ -172,13 +175,25 @@ screenshot:
 pi: pi-deps
 	board/pi/build.sh
 
-## pi-image-root: the first step of the Pi's SD-card image (issue 38, the rest to come): Debian 13 arm64 with
-## systemd, sshd, the kernel and kioskcam's libraries, its maintainer scripts run inside qemu-system-aarch64
-## (TCG; this host has no binfmt_misc), as .build/pi/image/root.img. About 12 minutes, then cached
-## (board/pi/image-root.sh).
+## pi-image-root: the Pi image's root file system: Debian 13 arm64 with systemd, sshd, the kernel and kioskcam's
+## libraries, its maintainer scripts run inside qemu-system-aarch64 (TCG; this host has no binfmt_misc), as
+## .build/pi/image/root.img. About 12 minutes, then cached until its package list changes (board/pi/image-root.sh).
 pi-image-root:
 	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(PI_IMAGE_PACKAGES)"
 	PI_DIR=$(CURDIR)/.build/pi board/pi/image-root.sh
+
+## pi-image: the SD-card image for a Raspberry Pi 4 (or 3, Zero 2 W): boot (vfat), read-only root (squashfs),
+## state and roll (ext4) partitions, as .build/pi/kioskcam-pi.img (board/pi/image.sh; docs/pi-image.md).
+pi-image: pi
+	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(PI_IMAGE_PACKAGES)"
+	board/pi/image.sh
+
+## pi-image-test: boots that image under qemu-system-aarch64 -M virt with vivid and gpio-sim (built for the
+## image's arm64 kernel): kioskcam under systemd, a still from the button pulled by sftp, a power cut and the
+## next boot's recovery, the root unchanged (board/pi/image-test.py).
+pi-image-test: pi-image deps
+	PI_DIR=$(CURDIR)/.build/pi board/pi/build-modules.sh -k $(CURDIR)/.build/pi/image/kernel/usr/lib/modules
+	board/pi/image-test.py
 
 ## pi-modules: the kernel modules the Pi's image needs that trixie's arm64 kernel does not build (gpio-sim.ko),
 ## cross-built out of tree in the build root for that kernel (its headers, so vermagic and modversions CRCs are

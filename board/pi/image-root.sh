@@ -10,8 +10,10 @@
 # libc: tried with trixie's proot 5.4 and qemu-user, the guest's stat calls were answered from the host's
 # tree (it saw the host's /usr/bin/true and not its own /debootstrap).
 #
-# Made: $PI_DIR/image/root.img (the configured root; SSH host keys are not kept: each card makes its own at
-# first boot), $PI_DIR/image/kernel/ (the arm64 kernel and modules it booted with), configure.log.
+# Made: $PI_DIR/image/root.tar (the configured root, written by the emulated machine's own GNU tar, so that
+# owners, set-user-ID bits, hard links and extended attributes are kept as dpkg made them; SSH host keys are not
+# kept: each card makes its own at first boot), $PI_DIR/image/kernel/ (the arm64 kernel and modules it booted
+# with), configure.log.
 set -euo pipefail
 PI_DIR=${PI_DIR:?set PI_DIR}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -19,17 +21,28 @@ SUITE=trixie
 OUT=$PI_DIR/image
 
 # What kioskcam links on trixie (make pi prints the same list), and the appliance around it.
-RUNTIME="libgpiod3 libv4l-0t64 libx264-164 libyuv0 libturbojpeg0 libdrm2 libasound2t64 zlib1g libstdc++6"
-SYSTEM="systemd systemd-sysv udev kmod openssh-server linux-image-arm64"
+# libavcodec61 is opened at run time, for a movie's sound (AAC) and H.264 in review; console-setup-linux has the
+# overlay's font.
+RUNTIME="libgpiod3 libv4l-0t64 libx264-164 libyuv0 libturbojpeg0 libdrm2 libasound2t64 zlib1g libstdc++6
+ libavcodec61 console-setup-linux"
+# The appliance: systemd, Ethernet by DHCP and the name kioskcam.local (networkd, resolved's mDNS), the clock
+# from NTP (a Pi has no RTC, and stills carry their time), the pull (sshd, rsync's rrsync, a Python program:
+# rsync only recommends python3, and without it the rsync port answered "rrsync: not found"), the card's
+# checks and its roll grown to the card at first boot (e2fsprogs, dosfstools, fdisk's sfdisk). debootstrap
+# does not choose among a virtual package's providers: resolved's system bus is named (dbus).
+SYSTEM="systemd systemd-sysv udev kmod linux-image-arm64 dbus systemd-resolved systemd-timesyncd
+ openssh-server rsync python3 e2fsprogs dosfstools fdisk"
 # busybox-static: the configuring boot's initramfs is made from it.
-PACKAGES="$SYSTEM $RUNTIME busybox-static"
+# One line, one space between names (the lists' line breaks go).
+# shellcheck disable=SC2086,SC2116
+PACKAGES=$(echo $SYSTEM $RUNTIME busybox-static)
 # The modules an ext4 root on virtio-blk needs, dependencies first (Debian builds them as modules, and the
 # package has no modules.dep: depmod makes it at install).
 MODULES="lib/crc16 fs/mbcache fs/jbd2/jbd2 crypto/crc32c_generic fs/ext4/ext4 drivers/block/virtio_blk"
 
 wanted="$SUITE arm64 $PACKAGES"
-if [ -f "$OUT/root.img" ] && [ "$(cat "$OUT/root.packages" 2>/dev/null)" = "$wanted" ]; then
-  echo "pi-image: $OUT/root.img is current"
+if [ -f "$OUT/root.tar" ] && [ "$(cat "$OUT/root.packages" 2>/dev/null)" = "$wanted" ]; then
+  echo "pi-image: $OUT/root.tar is current"
   exit 0
 fi
 start=$SECONDS
@@ -74,7 +87,7 @@ chmod +x "$initramfs/init"
 rm -rf "$initramfs"
 
 # In the root, run once as its init: the second stage (every package's maintainer scripts), then what an image
-# must not carry from here, then power off.
+# must not carry from here, then the root as a tar on the second disk, then power off.
 cat > "$tree/kioskcam-configure" <<'EOF'
 #!/bin/sh
 mount -t proc proc /proc
@@ -83,9 +96,13 @@ mount -t devtmpfs devtmpfs /dev
 if /debootstrap/debootstrap --second-stage; then
   apt-get clean
   rm -f /etc/ssh/ssh_host_*
-  echo "pi-image: configured"
+  rm -f /kioskcam-configure
+  # /proc, /sys and /dev are other file systems: their folders are kept, not their contents.
+  if tar --create --file=/dev/vdb --one-file-system --numeric-owner --xattrs --xattrs-include='*' \
+      --directory=/ .; then
+    echo "pi-image: configured"
+  fi
 fi
-rm -f /kioskcam-configure
 sync
 # The second stage unmounts the /proc it used.
 mount -t proc proc /proc 2>/dev/null
@@ -96,16 +113,21 @@ EOF
 chmod +x "$tree/kioskcam-configure"
 mke2fs -q -t ext4 -L kioskcam-root -d "$tree" "$OUT/root.img" 3G
 rm -rf "$tree"
+truncate -s 3G "$OUT/root.tar"
 echo "pi-image: unpacked in $((SECONDS - start)) s; configuring in qemu-system-aarch64 (TCG, about 10 minutes)"
 configure=$SECONDS
 timeout 3600 qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 2 -m 2048 -nographic -no-reboot \
   -kernel "$kernel/boot/vmlinuz-$release" -initrd "$OUT/initramfs.gz" -append "console=ttyAMA0 rw panic=-1" \
-  -drive "file=$OUT/root.img,if=virtio,format=raw" > "$OUT/configure.log" 2>&1 || true
+  -drive "file=$OUT/root.img,if=virtio,format=raw" -drive "file=$OUT/root.tar,if=virtio,format=raw" \
+  > "$OUT/configure.log" 2>&1 || true
 if ! grep -q "^pi-image: configured" "$OUT/configure.log"; then
   echo "pi-image: configuring failed; the end of $OUT/configure.log:" >&2
   tail -30 "$OUT/configure.log" >&2
   exit 1
 fi
+# The tar's end: GNU tar pads its archive with zeros, and the rest of the disk is zeros too.
+size=$(tar --list --file="$OUT/root.tar" --totals 2>&1 >/dev/null | sed -n 's/^Total bytes read: \([0-9]*\).*/\1/p')
+truncate -s "$size" "$OUT/root.tar"
+rm -f "$OUT/root.img"
 printf '%s' "$wanted" > "$OUT/root.packages"
-used=$(dumpe2fs -h "$OUT/root.img" 2>/dev/null | awk -F: '/^Block count/ {n=$2} /^Free blocks/ {f=$2} /^Block size/ {s=$2} END {printf "%d", (n - f) * s / 1048576}')
-echo "pi-image: configured in $((SECONDS - configure)) s, $((SECONDS - start)) s in all: $OUT/root.img ($used MiB used)"
+echo "pi-image: configured in $((SECONDS - configure)) s, $((SECONDS - start)) s in all: $OUT/root.tar ($((size / 1048576)) MiB)"

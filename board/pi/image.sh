@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# make pi-image: the SD-card image of a Raspberry Pi 4 (or 3, or Zero 2 W) running kioskcam, from Debian 13
+# packages only, as $PI_DIR/kioskcam-pi.img. Its four partitions (board/pi/sdcard/root/etc/fstab says what
+# each holds):
+#   1 KIOSKBOOT   vfat      Debian's raspi-firmware, Debian's arm64 kernel and initramfs with the upstream
+#                           device trees, config.txt and cmdline.txt, and kioskcam/ (the config and the SSH
+#                           keys a user edits on a PC)
+#   2             squashfs  the root: image-root.sh's configured trixie, kioskcam, its unit and account,
+#                           rootfs-overlay/ and board/pi/sdcard/root/; mounted read-only
+#   3 KIOSKSTATE  ext4      the card's SSH host keys (made at its first boot)
+#   4 KIOSKROLL   ext4      the roll, 256 MiB here, grown to the card at its first boot
+# Every file system is made here from a folder (mksquashfs, mke2fs -d, mtools): nothing is mounted.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+PI_DIR=${PI_DIR:-$PWD/.build/pi}
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# The image's MBR disk identifier: partition N is PARTUUID=6b696f73-0N ("kios"), in cmdline.txt and fstab.
+DISK_ID=6b696f73
+BOOT_MIB=256
+STATE_MIB=32
+ROLL_MIB=256
+start=$SECONDS
+
+[ -x "$PI_DIR/kioskcam" ] || { echo "pi-image: no $PI_DIR/kioskcam (make pi builds it)" >&2; exit 1; }
+PI_DIR=$PI_DIR board/pi/image-root.sh
+out=$PI_DIR/sdcard
+rm -rf "$out"
+mkdir -p "$out"
+tree=$out/root
+
+# The configured root, as the emulated machine's tar wrote it (owners, modes and extended attributes kept).
+echo "pi-image: the root"
+mkdir -p "$tree"
+tar --extract --file="$PI_DIR/image/root.tar" --directory="$tree" --numeric-owner --preserve-permissions \
+  --xattrs --xattrs-include='*'
+release=$(ls "$tree/usr/lib/modules")
+
+# kioskcam and what the appliance around it ships (the BusyBox init script is for Buildroot images).
+install -m 0755 "$PI_DIR/kioskcam" "$tree/usr/bin/kioskcam"
+(cd rootfs-overlay && find . -type f ! -path './etc/init.d/*' ! -path './etc/kioskcam/*') | while read -r file; do
+  install -D -m "$(stat -c %a "rootfs-overlay/$file")" "rootfs-overlay/$file" "$tree/$file"
+done
+(cd board/pi/sdcard/root && find . -type f) | while read -r file; do
+  install -D -m "$(stat -c %a "board/pi/sdcard/root/$file")" "board/pi/sdcard/root/$file" "$tree/$file"
+done
+# The config and the pulling keys are on the boot partition, which a user edits on any PC.
+ln -s /boot/firmware/kioskcam "$tree/etc/kioskcam"
+mkdir -p "$tree/boot/firmware" "$tree/var/lib/kioskcam-state"
+echo kioskcam > "$tree/etc/hostname"
+printf '127.0.0.1\tlocalhost\n127.0.1.1\tkioskcam\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' > "$tree/etc/hosts"
+# Each card has its own machine ID, made at each boot in memory: one written here would be every card's.
+: > "$tree/etc/machine-id"
+# The accounts (sysusers.d: kioskcam, camera, gpio) are made here, since /etc cannot be written on the card;
+# the units are enabled here for the same reason. The root's own systemd tools do it, run by qemu-aarch64 by
+# name (no binfmt_misc here): both work on a root given to them without running it.
+# (systemd warns that /proc is not procfs: under -L, /proc is the root's empty folder. Nothing here reads it.)
+in_root() {
+  qemu-aarch64-static -L "$tree" "$tree$1" "${@:2}" 2> >(grep -v -e 'is not mounted. This is not a supported' \
+    -e 'your invocation environment to mount' -e '^Your mileage may vary' >&2)
+}
+in_root /usr/bin/systemd-sysusers --root="$tree" > /dev/null
+in_root /usr/bin/systemctl --root="$tree" --quiet enable kioskcam.service kioskcam-host-keys.service kioskcam-grow-roll.service \
+  systemd-networkd.service systemd-resolved.service systemd-timesyncd.service
+# Debian's first-boot key maker writes /etc/ssh (its condition skips it on a read-only root; masked to say so),
+# the first-boot wizard would wait at the console of a card whose machine ID is made each boot, and apt's and
+# dpkg's timers keep a package database that no one updates on this card.
+in_root /usr/bin/systemctl --root="$tree" --quiet mask sshd-keygen.service systemd-firstboot.service \
+  apt-daily.timer apt-daily-upgrade.timer dpkg-db-backup.timer
+# The kernel and initramfs boot from the boot partition, not from here.
+mkdir -p "$out/boot"
+mv "$tree/boot/vmlinuz-$release" "$out/boot/vmlinuz"
+mv "$tree/boot/initrd.img-$release" "$out/boot/initrd.img"
+rm -f "$tree/boot/"*"-$release"
+
+# /etc is as up to date as /usr: without this the units that refresh /etc after an update of /usr
+# (ConditionNeedsUpdate=/etc: ldconfig, systemd-update-done) would try to write it at every boot.
+touch "$tree/etc/.updated"
+
+echo "pi-image: the boot partition"
+boot=$out/boot
+# raspi-firmware (non-free-firmware): the GPU's boot firmware for every Pi that boots from SD.
+packages=$(curl -fsS "$MIRROR/dists/trixie/non-free-firmware/binary-arm64/Packages.xz" | xz -dc)
+firmware=$(awk '/^Package: raspi-firmware$/ {p = 1} p && /^Filename:/ {print $2; exit}' <<< "$packages")
+cache=$PI_DIR/downloads
+mkdir -p "$cache"
+[ -f "$cache/${firmware##*/}" ] || curl -fsS -o "$cache/${firmware##*/}" "$MIRROR/$firmware"
+dpkg-deb -x "$cache/${firmware##*/}" "$out/raspi-firmware"
+cp -r "$out/raspi-firmware/usr/lib/raspi-firmware/." "$boot/"
+cp "$tree/usr/lib/linux-image-$release/broadcom/"bcm27*.dtb "$boot/"
+cp board/pi/sdcard/boot/config.txt board/pi/sdcard/boot/cmdline.txt "$boot/"
+cp -r board/pi/sdcard/boot/kioskcam "$boot/"
+# The shipped configuration with the Pi's header wired as config.txt says (the upstream device trees name the
+# header's lines GPIO17 and so on). Each line must be found exactly once: a changed file fails here.
+config=$boot/kioskcam/kioskcam.conf
+cp rootfs-overlay/etc/kioskcam/kioskcam.conf "$config"
+for change in "shutter = shutter:shutter = GPIO17" "mode = none:mode = GPIO27" "cancel = none:cancel = GPIO22" \
+    "ready = none:ready = GPIO23" "tally = none:tally = GPIO24"; do
+  from=${change%%:*}
+  [ "$(grep -c "^$from\$" "$config")" = 1 ] || { echo "pi-image: '$from' is not once in kioskcam.conf" >&2; exit 1; }
+  sed -i "s/^$from\$/${change#*:}/" "$config"
+done
+rm -f "$out/boot.img"
+mkfs.vfat -F 32 -n KIOSKBOOT -C "$out/boot.img" $((BOOT_MIB * 1024)) > /dev/null
+mcopy -s -i "$out/boot.img" "$boot"/* ::/
+
+echo "pi-image: the root's squashfs"
+# (mksquashfs names the POSIX ACLs it cannot keep: systemd's on /var/log/journal, which /var's tmpfs hides.)
+mksquashfs "$tree" "$out/root.sqfs" -comp zstd -noappend -quiet -no-progress > /dev/null
+echo "pi-image: the state and roll partitions"
+mke2fs -q -t ext4 -L KIOSKSTATE "$out/state.img" ${STATE_MIB}M
+# The roll: no blocks reserved for root (the service is not root), and room to grow a thousandfold.
+mke2fs -q -t ext4 -L KIOSKROLL -m 0 "$out/roll.img" ${ROLL_MIB}M
+
+# The card: 4 MiB before the first partition and every partition on a 4 MiB boundary (an SD card's
+# erase blocks).
+mib() {
+  local blocks
+  blocks=$(( ($(stat -c %s "$1") + 4194303) / 4194304 ))
+  echo $((blocks * 4))
+}
+root_mib=$(mib "$out/root.sqfs")
+image=$PI_DIR/kioskcam-pi.img
+rm -f "$image"
+offset=4
+layout=""
+for part in "boot.img:$BOOT_MIB:c" "root.sqfs:$root_mib:83" "state.img:$STATE_MIB:83" "roll.img:$ROLL_MIB:83"; do
+  IFS=: read -r file size type <<< "$part"
+  dd if="$out/$file" of="$image" bs=1M seek="$offset" conv=notrunc,sparse status=none
+  layout+="start=$((offset * 2048)), size=$((size * 2048)), type=$type"$'\n'
+  offset=$((offset + size))
+done
+truncate -s "${offset}M" "$image"
+printf 'label: dos\nlabel-id: 0x%s\n%s' "$DISK_ID" "$layout" | sfdisk --quiet --wipe never "$image"
+rm -rf "$out"
+echo "pi-image: made in $((SECONDS - start)) s: $image, $offset MiB (root $root_mib MiB, squashfs zstd; kernel $release)"
