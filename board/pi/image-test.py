@@ -247,9 +247,10 @@ def judge_roll(folder):
                 result = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
                                          "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path],
                                         capture_output=True, text=True)
-                if result.returncode != 0 or result.stderr.strip():
-                    fail(f"ffprobe {path}: {result.stderr.strip()}")
-                movies.append((path, int(result.stdout.strip() or 0)))
+                frames = int(result.stdout.strip() or 0)
+                if result.returncode != 0 or result.stderr.strip() or frames < 1:
+                    fail(f"ffprobe {path}: {frames} frames; {result.stderr.strip()}")
+                movies.append((path, frames))
     return sorted(stills), movies
 
 
