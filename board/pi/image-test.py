@@ -134,9 +134,8 @@ class Board:
     def __init__(self, name, kernel, initrd, cmdline, ssh_port, rsync_port):
         self.console = os.path.join(WORK, f"{name}-console.log")
         shell = os.path.join(WORK, f"{name}-shell.sock")
-        for path in (shell,):
-            if os.path.exists(path):
-                os.unlink(path)
+        if os.path.exists(shell):
+            os.unlink(shell)
         self.started = time.monotonic()
         self.qemu = subprocess.Popen([
             "qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a72", "-smp", "2", "-m", "1024",
@@ -225,9 +224,9 @@ class Board:
         self.sock.close()
 
 
-def ssh_options(key, known_hosts, port):
+def ssh_options(key, known_hosts):
     return ["-i", key, "-o", f"UserKnownHostsFile={known_hosts}", "-o", "StrictHostKeyChecking=yes",
-            "-o", "BatchMode=yes", "-o", "ConnectTimeout=30", "-P" if port else "", str(port) if port else ""]
+            "-o", "BatchMode=yes", "-o", "ConnectTimeout=30"]
 
 
 def judge_roll(folder):
@@ -345,7 +344,7 @@ def main():
         f.write(f"[127.0.0.1]:{ssh_port},[127.0.0.1]:{rsync_port} {host_key}\n")
     pulled = os.path.join(WORK, "pulled-sftp")
     os.makedirs(pulled)
-    run("sftp", *[o for o in ssh_options(key, known_hosts, ssh_port) if o], "-b", "-",
+    run("sftp", *ssh_options(key, known_hosts), "-P", str(ssh_port), "-b", "-",
         "camera@127.0.0.1:/roll", input=f"lcd {pulled}\nget -R DCIM\n")
     stills, _ = judge_roll(pulled)
     if len(stills) != 1:
@@ -388,7 +387,7 @@ def main():
     # The card README's rsync command (the roll's pictures, not what the service is writing: hidden files are
     # left out); StrictHostKeyChecking=yes: the card kept its host key across the cut.
     run("rsync", "-a", "--exclude=.*", "-e",
-        "ssh " + " ".join(o for o in ssh_options(key, known_hosts, None) if o) + f" -p {rsync_port}",
+        " ".join(["ssh", *ssh_options(key, known_hosts), "-p", str(rsync_port)]),
         "camera@127.0.0.1:DCIM/", pulled + "/")
     hidden = board.sh(f"ls -A {ROLL}/DCIM/*/ | grep '^\\.' || true")
     if hidden:

@@ -35,14 +35,19 @@ tar --extract --file="$PI_DIR/image/root.tar" --directory="$tree" --numeric-owne
   --xattrs --xattrs-include='*'
 release=$(ls "$tree/usr/lib/modules")
 
-# kioskcam and what the appliance around it ships (the BusyBox init script is for Buildroot images).
+# kioskcam and what the appliance around it ships (not the BusyBox init script: this root runs systemd; not
+# the config, which is on the boot partition), then the image's own files.
 install -m 0755 "$PI_DIR/kioskcam" "$tree/usr/bin/kioskcam"
-(cd rootfs-overlay && find . -type f ! -path './etc/init.d/*' ! -path './etc/kioskcam/*') | while read -r file; do
-  install -D -m "$(stat -c %a "rootfs-overlay/$file")" "rootfs-overlay/$file" "$tree/$file"
-done
-(cd board/pi/sdcard/root && find . -type f) | while read -r file; do
-  install -D -m "$(stat -c %a "board/pi/sdcard/root/$file")" "board/pi/sdcard/root/$file" "$tree/$file"
-done
+# Usage: install_files FOLDER [find tests]: its files into the root at the same paths, with their modes.
+install_files() {
+  local from=$1
+  shift
+  (cd "$from" && find . -type f "$@") | while read -r file; do
+    install -D -m "$(stat -c %a "$from/$file")" "$from/$file" "$tree/$file"
+  done
+}
+install_files rootfs-overlay ! -path './etc/init.d/*' ! -path './etc/kioskcam/*'
+install_files board/pi/sdcard/root
 # The config and the pulling keys are on the boot partition, which a user edits on any PC.
 ln -s /boot/firmware/kioskcam "$tree/etc/kioskcam"
 mkdir -p "$tree/boot/firmware" "$tree/var/lib/kioskcam-state"
