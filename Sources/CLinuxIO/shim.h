@@ -6,6 +6,8 @@
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/statvfs.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 #include <sys/inotify.h>
 
 #ifndef KIOSKCAM_CLINUXIO_RENAME

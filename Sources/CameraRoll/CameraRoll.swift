@@ -259,6 +259,8 @@ public struct StorageInfo: Encodable, Sendable, Equatable {
   public let writable: Bool
   public let availableBytes: UInt64?
   public let totalBytes: UInt64?
+  /// The largest file its file system keeps, where a movie can reach it (FAT's 4 GiB): recordings stop there.
+  public let largestFile: UInt64?
 
   public init(path: String) {
     self.path = path
@@ -267,6 +269,7 @@ public struct StorageInfo: Encodable, Sendable, Equatable {
     let space = try? FileSystemSpace(path: path)
     availableBytes = space?.availableBytes
     totalBytes = space?.totalBytes
+    largestFile = space?.largestFile
   }
 }
 

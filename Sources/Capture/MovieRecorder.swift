@@ -37,6 +37,12 @@ public final class MovieRecorder: Sendable {
   static let h264QueueBound = 2
   /// The bound of this recording's queue.
   public let queueBound: Int
+  /// Room kept below the roll's largest file for what finishing the movie writes after it is stopped: the
+  /// frames and sound still queued and the index (a few MiB for hours of frames). FAT's 4 GiB is reached by
+  /// a 1080p Motion-JPEG movie in about 6 minutes (12 MB/s).
+  static let finishingRoom: UInt64 = 64 << 20
+  /// The size at which the recording asks to be stopped (`reachedLargestFile`); nil: no limit it can reach.
+  let stopSize: UInt64?
   /// Frames between the loop and the file: two per encoder plus two while the writer fsyncs. More would
   /// only add to what a crash loses; a slower machine drops frames (counted) instead.
   public static let queueBound = 2 * max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) + 2
@@ -94,6 +100,8 @@ public final class MovieRecorder: Sendable {
     var failed = 0
     var writeError: String?
     var writeErrno: Errno?
+    /// The file passed `stopSize`.
+    var reachedLargestFile = false
     /// When the kiosk stopped the recording, on the frames' clock: the last frame lasts until then.
     var end: Int64?
   }
@@ -102,6 +110,8 @@ public final class MovieRecorder: Sendable {
   struct Output {
     var writer: MovieWriter
     var h264: H264Track?
+    /// The file's size so far: its header and every fragment written.
+    var bytes: UInt64 = 0
     var nextToWrite = 0
     var writeError: String?
     var writeErrno: Errno?
@@ -122,16 +132,19 @@ public final class MovieRecorder: Sendable {
     try self.init(
       roll: roll, recording: recording, output: recording, width: width, height: height, frameRate: frameRate,
       preset: preset, sourceFormat: sourceFormat, passthrough: passthrough, codec: codec,
-      h264Encoder: h264Encoder, sound: sound, tag: tag)
+      h264Encoder: h264Encoder, sound: sound, tag: tag, largestFile: (try? FileSystemSpace(path: roll.root))?.largestFile)
   }
 
   /// `output` is where the bytes go: the recording's own file, or a test's stand-in in front of it.
+  /// `largestFile`: the largest file the roll's file system keeps, if a movie can reach it.
   init(
     roll: CameraRoll, recording: RecordingFile, output file: any RecordingOutput, width: Int, height: Int,
     frameRate: Int, preset: MovieQuality, sourceFormat: String, passthrough: Bool, codec: MovieCodec = .mjpeg,
-    h264Encoder: H264EncoderChoice = .unprobed, sound input: SoundInput? = nil, tag: String
+    h264Encoder: H264EncoderChoice = .unprobed, sound input: SoundInput? = nil, tag: String, largestFile: UInt64? = nil
   ) throws(RollError) {
     self.roll = roll
+    // A limit too small to keep the room below it (a test's) keeps a quarter of itself instead.
+    stopSize = largestFile.map { $0 - min(Self.finishingRoom, $0 / 4) }
     self.sourceFormat = sourceFormat
     self.codec = codec
     // Every frame waiting is a frame a crash loses: at a low rate the count alone (six frames, 0.6 s at 10 fps,
@@ -198,7 +211,7 @@ public final class MovieRecorder: Sendable {
       roll.removeRecording(folder: recording.folder, name: recording.name)
       throw .io(error)
     }
-    output = Mutex(Output(writer: writer, h264: h264))
+    output = Mutex(Output(writer: writer, h264: h264, bytes: UInt64(header.count)))
   }
 
   public var dropped: Int { handover.withLock { $0.dropped + $0.failed } }
@@ -208,6 +221,9 @@ public final class MovieRecorder: Sendable {
     guard frames > 0 else { return }
     handover.withLock { $0.dropped += frames }
   }
+  /// The file came near the largest one the roll's file system keeps: the recording must stop now, while
+  /// there is still room to finish it.
+  public var reachedLargestFile: Bool { handover.withLock { $0.reachedLargestFile } }
   /// The write that failed (ENOSPC, EIO), once one has: the recording cannot go on.
   public var writeFailure: String? { handover.withLock { $0.writeError } }
   /// How that write failed if the card did (EIO, read-only), not because it was full.
@@ -308,6 +324,8 @@ public final class MovieRecorder: Sendable {
         output.writeErrno = error.errno
         return false
       }
+      output.bytes += UInt64(fragment.count)
+      if let stopSize, output.bytes >= stopSize { handover.withLock { $0.reachedLargestFile = true } }
     }
     output.writer = trial
     return true

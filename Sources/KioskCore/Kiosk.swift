@@ -110,6 +110,12 @@ public struct Kiosk: Sendable {
         activity = .idle
         actions.append(.stopMovie(at: time))
       }
+    case .movieFileFull(let time):
+      // Stopped as at the maximum duration: the movie is whole, and the next press starts another.
+      if isRecording {
+        activity = .idle
+        actions += [.stopMovie(at: time), .log("movie stopped at the largest file the roll's file system keeps")]
+      }
     case .available(let modes, let time):
       offered = modes
       if !available.contains(mode), available.contains(.still) { actions += switchMode(to: .still, at: time) }

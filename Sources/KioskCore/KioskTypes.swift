@@ -70,6 +70,8 @@ public enum Event: Sendable, Equatable {
   case saveFailed(reason: String, at: Instant)
   case movieSaved(name: String, at: Instant)
   case movieFailed(reason: String, at: Instant)
+  /// The movie being recorded came near the largest file the roll's file system keeps (FAT's 4 GiB).
+  case movieFileFull(at: Instant)
   /// The modes whose capabilities are present now; sent at start and whenever the gate's verdict changes.
   case available(Set<KioskMode>, at: Instant)
   case cameraLost(reason: String, at: Instant)
@@ -93,7 +95,7 @@ public enum Event: Sendable, Equatable {
   public var time: Instant {
     switch self {
     case .edge(_, _, let at), .remote(_, _, let at), .stillSaved(_, let at), .saveFailed(_, let at),
-      .movieSaved(_, let at), .movieFailed(_, let at), .available(_, let at), .cameraLost(_, let at),
+      .movieSaved(_, let at), .movieFailed(_, let at), .movieFileFull(let at), .available(_, let at), .cameraLost(_, let at),
       .cameraBack(let at), .tick(let at), .storage(_, _, let at), .rollStorage(_, _, _, let at), .roll(_, let at),
       .storageFailed(_, _, _, _, let at),
       .playbackEnded(let at), .buttonsLost(_, let at):

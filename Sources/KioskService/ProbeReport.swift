@@ -97,7 +97,8 @@ public struct ProbeReport: Encodable, Sendable {
     for codec in codecs { lines.append("  \(codec.summary)") }
     lines.append("  preview decoder: \(previewDecoder)")
     lines.append("Storage:")
-    let space = storage.availableBytes.map { "\($0 / 1_048_576) MiB free of \((storage.totalBytes ?? 0) / 1_048_576) MiB" } ?? "no file system"
+    var space = storage.availableBytes.map { "\($0 / 1_048_576) MiB free of \((storage.totalBytes ?? 0) / 1_048_576) MiB" } ?? "no file system"
+    if let largest = storage.largestFile { space += ", files up to \(largest / 1_048_576) MiB (movies stop there)" }
     lines.append("  \(storage.path): \(storage.exists ? "exists" : "missing"), \(storage.writable ? "writable" : "not writable"), \(space)")
     lines.append("Capabilities:")
     if capabilities.isEmpty { lines.append("  none wanted") }

@@ -71,12 +71,19 @@ public struct Directory: ~Copyable {
 public struct FileSystemSpace: Sendable, Equatable {
   public let availableBytes: UInt64
   public let totalBytes: UInt64
+  /// The largest file the file system keeps, where a movie can reach it: FAT's, whose directory entry holds
+  /// a file's size in 32 bits (4 GiB less a byte; SD cards come as FAT32 up to 32 GB). nil: no such limit.
+  public let largestFile: UInt64?
 
   public init(path: String) throws(SystemCallError) {
     var stats = statvfs()
     try systemCall("statvfs \(path)") { statvfs(path, &stats) }
     availableBytes = UInt64(stats.f_bavail) * UInt64(stats.f_frsize)
     totalBytes = UInt64(stats.f_blocks) * UInt64(stats.f_frsize)
+    var kind = statfs()
+    try systemCall("statfs \(path)") { statfs(path, &kind) }
+    // The msdos and vfat drivers both answer MSDOS_SUPER_MAGIC.
+    largestFile = Int(kind.f_type) == Int(MSDOS_SUPER_MAGIC) ? UInt64(UInt32.max) : nil
   }
 }
 

@@ -150,7 +150,7 @@ struct ProbeJSON: Decodable {
   struct Storage: Decodable {
     let path: String
     let exists, writable: Bool
-    let availableBytes, totalBytes: UInt64?
+    let availableBytes, totalBytes, largestFile: UInt64?
   }
   struct Capability: Decodable {
     let name, role, evidence: String

@@ -31,5 +31,13 @@ extension BoardDeviceTests {
     #expect((found.visible.last?.frames ?? 0) > 1)
     let mounted = try Board.run("findmnt -n -o FSTYPE,SOURCE \(Card.mount)").stdout.split(whereSeparator: \.isWhitespace)
     #expect(mounted == [fileSystem[...], "/dev/mapper/card"], "\(mounted)")
+    // The largest file the service finds on the card, where its movies stop: FAT's 4 GiB less a byte, by the
+    // kernel's own word on the file system's kind (stat -f: "msdos" for the vfat driver); none on ext4.
+    let kind = try Board.run("stat -f -c %T \(Card.mount)").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    let probe = try Board.run("\(Board.binary) probe --json --config \(config)")
+    let storage = try JSONDecoder().decode(ProbeJSON.self, from: Data(probe.stdout.utf8)).storage
+    #expect(storage.path == Card.mount)
+    #expect(storage.largestFile == (kind == "msdos" ? 4_294_967_295 : nil), "stat -f says \(kind)")
+    #expect(kind == (fileSystem == "vfat" ? "msdos" : "ext2/ext3"), "stat -f says \(kind)")
   }
 }

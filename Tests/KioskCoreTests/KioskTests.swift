@@ -229,6 +229,19 @@ import Testing
     #expect(click(&kiosk, .shutter, at: 4000).contains(.log("shutter refused: storage full")))
   }
 
+  @Test func aRecordingStopsAtTheLargestFileAndTheNextPressStartsAnother() {
+    var kiosk = kiosk(movies: true)
+    #expect(kiosk.handle(.movieFileFull(at: ms(500))).isEmpty, "nothing records yet")
+    _ = click(&kiosk, .mode, at: 0)
+    _ = click(&kiosk, .shutter, at: 1000)
+    let full = kiosk.handle(.movieFileFull(at: ms(3000)))
+    #expect(full.contains(.stopMovie(at: ms(3000))))
+    #expect(full.contains(.light(.tally, false)))
+    #expect(kiosk.nextDeadline == nil, "no maximum-duration stop is left pending")
+    // The card has room: unlike a full one, the next press records again.
+    #expect(click(&kiosk, .shutter, at: 4000).contains(.startMovie(at: ms(4000))))
+  }
+
   @Test func cancelStopsAndKeepsAMovie() {
     var kiosk = kiosk(movies: true)
     _ = click(&kiosk, .mode, at: 0)

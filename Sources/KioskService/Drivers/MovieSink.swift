@@ -61,6 +61,8 @@ final class MovieSink: MovieDriver {
   /// Dropped before the recorder could count them: frames past the waiting queue, and sequence gaps.
   private var droppedHere = 0
   private var lastSequence: UInt32?
+  /// The kiosk was told this recording reached the roll's largest file: once, until the stop it asks for.
+  private var fileFullPosted = false
   /// How many of the camera's frames the movie takes, the viewfinder first.
   private var pace: RecordingPace
   private(set) var saved = 0
@@ -96,6 +98,7 @@ final class MovieSink: MovieDriver {
     waiting = []
     droppedHere = 0
     lastSequence = nil
+    fileFullPosted = false
     log(pace.start(budget: CPUUse.cores()))
     let (frameRate, quality, codec, h264Encoder, microphone, results) = (
       config.camera.frameRate, config.movie.quality, codec, h264Encoder, microphone, results
@@ -137,6 +140,10 @@ final class MovieSink: MovieDriver {
     }
     hand(waiting + [next], to: recorder)
     waiting = []
+    if !fileFullPosted, recorder.reachedLargestFile {
+      fileFullPosted = true
+      post(.kiosk(.movieFileFull(at: now())))
+    }
     if let failure = recorder.writeFailure {
       // The kiosk stops the recording at once: the file is kept up to its last whole fragment.
       post(.kiosk(.movieFailed(reason: "write failed: \(failure)", at: now())))
