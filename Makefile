@@ -183,17 +183,22 @@ pi-image-root:
 	PI_DIR=$(CURDIR)/.build/pi board/pi/image-root.sh
 
 ## pi-image: the SD-card image for a Raspberry Pi 4 (or 3, Zero 2 W): boot (vfat), read-only root (squashfs),
-## state and roll (ext4) partitions, as .build/pi/kioskcam-pi.img (board/pi/image.sh; docs/pi-image.md).
+## state and roll (ext4) partitions, as .build/pi/kioskcam-pi.img; `make pi-image PI_ROLL=vfat`: the roll is
+## FAT32, made at the first boot, as .build/pi/kioskcam-pi-vfat.img (board/pi/image.sh; docs/pi-image.md).
 pi-image: pi
 	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(PI_IMAGE_PACKAGES)"
 	board/pi/image.sh
 
-## pi-image-test: boots that image under qemu-system-aarch64 -M virt with vivid and gpio-sim (built for the
-## image's arm64 kernel): kioskcam under systemd, a still from the button pulled by sftp, a power cut and the
-## next boot's recovery, the root unchanged (board/pi/image-test.py).
-pi-image-test: pi-image deps
+## pi-image-test: boots both images in turn under qemu-system-aarch64 -M virt with vivid and gpio-sim (built
+## for the image's arm64 kernel): kioskcam under systemd, a still from the button pulled by sftp, a power cut
+## and the next boot's recovery, the root unchanged (board/pi/image-test.py).
+pi-image-test: pi deps
+	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(PI_IMAGE_PACKAGES)"
+	PI_ROLL=ext4 board/pi/image.sh
+	PI_ROLL=vfat board/pi/image.sh
 	PI_DIR=$(CURDIR)/.build/pi board/pi/build-modules.sh -k $(CURDIR)/.build/pi/image/kernel/usr/lib/modules
-	board/pi/image-test.py
+	board/pi/image-test.py ext4
+	board/pi/image-test.py vfat
 
 ## pi-modules: the kernel modules the Pi's image needs that trixie's arm64 kernel does not build (gpio-sim.ko),
 ## cross-built out of tree in the build root for that kernel (its headers, so vermagic and modversions CRCs are

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """make pi-image-test: the Pi's SD-card image, booted as it ships, under qemu-system-aarch64 -M virt (TCG).
 
-The card is a copy of .build/pi/kioskcam-pi.img grown to 2 GiB, with what a user does on a PC first: their
+Usage: image-test.py [ext4|vfat]: the image whose roll is ext4 (kioskcam-pi.img, the default) or vfat
+(kioskcam-pi-vfat.img, made at the first boot).
+
+The card is a copy of the image grown to 2 GiB, with what a user does on a PC first: their
 SSH key in kioskcam/ssh/authorized_keys on the boot partition (mtools, as any PC's file manager would). The
 kernel, initramfs and command line are the boot partition's own; QEMU's virt machine stands in for the Pi's
 firmware, and its disk is virtio (/dev/vda) where a Pi's is /dev/mmcblk0 (the image names partitions by
@@ -16,7 +19,7 @@ Steps, each timed: the first boot (the roll grows, the host keys are made, kiosk
 still from the shutter button, pulled with sftp and judged by jpeginfo and exiftool; a power cut (QEMU killed)
 in a burst of stills and a movie; the second boot's recovery (fsck, the roll's files pulled with rsync and
 judged, kioskcam running again, the same host key); the root read-only throughout, its partition's checksum
-unchanged; a clean power-off and fsck of every partition on the host.
+unchanged; a clean power-off and fsck of every partition on the host; a vfat roll read as a PC would (mtools).
 """
 import base64
 import hashlib
@@ -31,8 +34,11 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PI = os.environ.get("PI_DIR", os.path.join(REPO, ".build", "pi"))
-IMAGE = os.path.join(PI, "kioskcam-pi.img")
-WORK = os.path.join(PI, "image-test")
+ROLL_FS = sys.argv[1] if len(sys.argv) > 1 else "ext4"
+if ROLL_FS not in ("ext4", "vfat"):
+    sys.exit(f"usage: {sys.argv[0]} [ext4|vfat]")
+IMAGE = os.path.join(PI, "kioskcam-pi.img" if ROLL_FS == "ext4" else "kioskcam-pi-vfat.img")
+WORK = os.path.join(PI, f"image-test-{ROLL_FS}")
 GPIO_SIM = os.environ.get("PI_GPIO_SIM", os.path.join(PI, "modules", "gpio-sim.ko"))
 CARD_BYTES = 2 << 30
 ROLL = "/var/lib/kioskcam/roll"
@@ -78,7 +84,7 @@ ExecStart=/bin/sh -c 'mkdir -p /run/kioskcam-test && mount -o ro LABEL=KIOSKTEST
 
 
 def log(message):
-    print(f"pi-image-test: {message}", flush=True)
+    print(f"pi-image-test ({ROLL_FS} roll): {message}", flush=True)
 
 
 BOARDS = []
@@ -253,6 +259,26 @@ def judge_roll(folder):
     return sorted(stills), movies
 
 
+def read_as_a_pc(card, pulled):
+    """The vfat roll read off the card by mtools, as a PC reads it: the same files as the rsync pull, byte for byte,
+    and no hidden file."""
+    offset = partitions(card)[3][0]
+    copied = os.path.join(WORK, "read-as-a-pc")
+    run("mcopy", "-s", "-n", "-i", f"{card}@@{offset}", "::DCIM", copied)
+
+    def files(folder):
+        found = {}
+        for top, _, names in os.walk(folder):
+            for name in names:
+                with open(os.path.join(top, name), "rb") as f:
+                    found[os.path.relpath(os.path.join(top, name), folder)] = hashlib.sha256(f.read()).hexdigest()
+        return found
+    on_card, over_ssh = files(copied), files(pulled)
+    if on_card != over_ssh:
+        fail(f"the card read as a PC reads it holds {sorted(on_card)}, the rsync pull {sorted(over_ssh)}")
+    log(f"the vfat roll read off the card by mtools: the same {len(on_card)} files as the rsync pull, byte for byte")
+
+
 def main():
     if not os.path.exists(IMAGE):
         fail(f"no {IMAGE} (make pi-image makes it)")
@@ -319,7 +345,10 @@ def main():
         fail(f"the root is not a read-only squashfs: {root}")
     roll_mib = int(board.sh(f"df -B1M --output=size {ROLL} | tail -1"))
     log(f"the roll after the first boot: {roll_mib} MiB on a {CARD_BYTES // MIB} MiB card; "
-        + board.sh("journalctl -b --no-pager -o cat -u kioskcam-grow-roll | grep grows || true"))
+        + board.sh("journalctl -b --no-pager -o cat -u kioskcam-grow-roll | grep -e grows -e making || true"))
+    mounted = board.sh(f"findmnt -no FSTYPE,LABEL {ROLL}").split()
+    if mounted != [ROLL_FS, "KIOSKROLL"]:
+        fail(f"the roll is {mounted}, not {ROLL_FS} labelled KIOSKROLL")
     if roll_mib < 1024:
         fail(f"the roll did not grow to the card: {roll_mib} MiB")
     fingerprint = board.sh("ssh-keygen -l -f /var/lib/kioskcam-state/ssh/ssh_host_ed25519_key.pub").split()[1]
@@ -377,8 +406,13 @@ def main():
     step(f"the boot after the cut, to systemd's '{state}'", started)
     if state != "running":
         fail(f"systemd says '{state}' after the cut:\n" + board.sh("systemctl --failed --no-pager", check=False))
-    log("fsck at that boot: " + board.sh(
-        "journalctl -b --no-pager -o cat -t systemd-fsck | grep -v '^fsck from' || true").replace("\n", "; "))
+    checked = board.sh("journalctl -b --no-pager -o cat -t systemd-fsck | grep -v '^fsck from' || true")
+    log("fsck at that boot: " + checked.replace("\n", "; "))
+    # The roll was cut while mounted, and its check said so in its own words: ext4's journal was replayed, FAT's
+    # dirty bit (set by the kernel while it is mounted) found and cleared.
+    words = "KIOSKROLL: recovering journal" if ROLL_FS == "ext4" else "Dirty bit is set"
+    if words not in checked:
+        fail(f"the roll's check at the boot after the cut does not say '{words}'")
     if board.sh("systemctl is-active kioskcam.service", check=False) != "active":
         fail("kioskcam is not active after the power cut:\n" +
              board.sh("systemctl status --no-pager -l kioskcam.service", check=False))
@@ -417,16 +451,21 @@ def main():
         fail("the boot partition changed")
     log(f"the root partition's sha256 is unchanged after two boots and a power cut: {root_before[:16]}..., "
         "the boot partition's too")
-    for index, (tool, label) in ((2, ("fsck.ext4", "KIOSKSTATE")), (3, ("fsck.ext4", "KIOSKROLL")),
-                                 (0, ("fsck.vfat", "KIOSKBOOT"))):
+    for index, tool, label in ((2, "fsck.ext4", "KIOSKSTATE"), (3, f"fsck.{ROLL_FS}", "KIOSKROLL"),
+                               (0, "fsck.vfat", "KIOSKBOOT")):
         offset, size = partitions(card)[index]
         part = os.path.join(WORK, f"part{index + 1}.img")
         run("dd", f"if={card}", f"of={part}", "bs=1M", f"skip={offset // MIB}", f"count={size // MIB}", "status=none")
         result = subprocess.run([tool, "-fn" if tool == "fsck.ext4" else "-n", part], capture_output=True, text=True)
         if result.returncode != 0:
             fail(f"{tool} {label}: {result.stdout}{result.stderr}")
+        found = run("blkid", "-p", "-o", "value", "-s", "LABEL", part).strip()
+        if found != label:
+            fail(f"partition {index + 1} is labelled '{found}', not {label}")
         os.unlink(part)
         log(f"{tool} -n {label}: clean")
+    if ROLL_FS == "vfat":
+        read_as_a_pc(card, pulled)
     log(f"passed in {time.monotonic() - total:.0f} s: " + "; ".join(f"{n.split(' (')[0]} {t:.0f} s" for n, t in times))
 
 

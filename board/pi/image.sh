@@ -8,7 +8,9 @@
 #   2             squashfs  the root: image-root.sh's configured trixie, kioskcam, its unit and account,
 #                           rootfs-overlay/ and board/pi/sdcard/root/; mounted read-only
 #   3 KIOSKSTATE  ext4      the card's SSH host keys (made at its first boot)
-#   4 KIOSKROLL   ext4      the roll, 256 MiB here, grown to the card at its first boot
+#   4 KIOSKROLL   ext4      the roll, 256 MiB here, grown to the card at its first boot; with PI_ROLL=vfat a
+#                 or vfat   FAT32 roll a PC reads, made at the first boot at the card's size, as
+#                           $PI_DIR/kioskcam-pi-vfat.img
 # Every file system is made here from a folder (mksquashfs, mke2fs -d, mtools): nothing is mounted.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,6 +21,12 @@ DISK_ID=6b696f73
 BOOT_MIB=256
 STATE_MIB=32
 ROLL_MIB=256
+PI_ROLL=${PI_ROLL:-ext4}
+case $PI_ROLL in
+  ext4) image=$PI_DIR/kioskcam-pi.img ;;
+  vfat) image=$PI_DIR/kioskcam-pi-vfat.img ;;
+  *) echo "pi-image: PI_ROLL is ext4 or vfat, not '$PI_ROLL'" >&2; exit 1 ;;
+esac
 start=$SECONDS
 
 [ -x "$PI_DIR/kioskcam" ] || { echo "pi-image: no $PI_DIR/kioskcam (make pi builds it)" >&2; exit 1; }
@@ -64,6 +72,24 @@ in_root() {
     -e 'your invocation environment to mount' -e '^Your mileage may vary' >&2)
 }
 in_root /usr/bin/systemd-sysusers --root="$tree" > /dev/null
+account() {
+  local id
+  id=$(awk -F: -v name="$2" '$1 == name { print $3 }' "$tree/etc/$1")
+  [ -n "$id" ] || { echo "pi-image: no $2 in the root's /etc/$1" >&2; exit 1; }
+  echo "$id"
+}
+if [ "$PI_ROLL" = vfat ]; then
+  # FAT keeps no owners or modes: the mount gives every file the service's account and the camera account's
+  # group, read-only for it, as the roll folder's set-group-ID and the service's umask do on ext4.
+  uid=$(account passwd kioskcam)
+  gid=$(account group camera)
+  options=noatime,nosuid,nodev,noexec,uid=$uid,gid=$gid,dmask=0027,fmask=0137
+  # quiet: tmpfiles' chown and chmod of the mount point succeed without changing what FAT cannot keep. tz=UTC:
+  # the card's clock. The roll is mounted only after kioskcam-grow-roll made it.
+  options+=,quiet,tz=UTC,x-systemd.requires=kioskcam-grow-roll.service
+  [ "$(grep -c '^PARTUUID=6b696f73-04 ' "$tree/etc/fstab")" = 1 ] || { echo "pi-image: no roll line in fstab" >&2; exit 1; }
+  sed -i "s|^PARTUUID=6b696f73-04 .*|PARTUUID=6b696f73-04  /var/lib/kioskcam/roll   vfat   $options  0 2|" "$tree/etc/fstab"
+fi
 in_root /usr/bin/systemctl --root="$tree" --quiet enable kioskcam.service kioskcam-host-keys.service kioskcam-grow-roll.service \
   systemd-networkd.service systemd-resolved.service systemd-timesyncd.service
 # Debian's first-boot key maker writes /etc/ssh (its condition skips it on a read-only root; masked to say so),
@@ -94,16 +120,27 @@ cp -r "$out/raspi-firmware/usr/lib/raspi-firmware/." "$boot/"
 cp "$tree/usr/lib/linux-image-$release/broadcom/"bcm27*.dtb "$boot/"
 cp board/pi/sdcard/boot/config.txt board/pi/sdcard/boot/cmdline.txt "$boot/"
 cp -r board/pi/sdcard/boot/kioskcam "$boot/"
+# Usage: change_lines FILE "LINE:NEW LINE"...: each LINE must be a whole line of FILE exactly once, so that a
+# changed file fails here rather than ship unchanged.
+change_lines() {
+  local file=$1 change from
+  shift
+  for change in "$@"; do
+    from=${change%%:*}
+    [ "$(grep -c "^$from\$" "$file")" = 1 ] || { echo "pi-image: '$from' is not once in ${file##*/}" >&2; exit 1; }
+    sed -i "s/^$from\$/${change#*:}/" "$file"
+  done
+}
 # The shipped configuration with the Pi's header wired as config.txt says (the upstream device trees name the
-# header's lines GPIO17 and so on). Each line must be found exactly once: a changed file fails here.
+# header's lines GPIO17 and so on). The roll is the card's own partition, by the label only a whole roll file
+# system carries (a vfat roll gets it when it is made): a roll that did not mount leaves /var's tmpfs, which
+# `separate` would take.
 config=$boot/kioskcam/kioskcam.conf
 cp rootfs-overlay/etc/kioskcam/kioskcam.conf "$config"
-for change in "shutter = shutter:shutter = GPIO17" "mode = none:mode = GPIO27" "cancel = none:cancel = GPIO22" \
-    "ready = none:ready = GPIO23" "tally = none:tally = GPIO24"; do
-  from=${change%%:*}
-  [ "$(grep -c "^$from\$" "$config")" = 1 ] || { echo "pi-image: '$from' is not once in kioskcam.conf" >&2; exit 1; }
-  sed -i "s/^$from\$/${change#*:}/" "$config"
-done
+change_lines "$config" "mount = separate:mount = label:KIOSKROLL" "shutter = shutter:shutter = GPIO17" \
+  "mode = none:mode = GPIO27" "cancel = none:cancel = GPIO22" "ready = none:ready = GPIO23" "tally = none:tally = GPIO24"
+[ "$PI_ROLL" = ext4 ] || change_lines "$boot/kioskcam/README.txt" \
+  "KIOSKROLL is ext4, which a PC does not read.*:KIOSKROLL is FAT32: with the camera off, any PC reads its DCIM folder, as a camera's card."
 rm -f "$out/boot.img"
 mkfs.vfat -F 32 -n KIOSKBOOT -C "$out/boot.img" $((BOOT_MIB * 1024)) > /dev/null
 mcopy -s -i "$out/boot.img" "$boot"/* ::/
@@ -113,8 +150,14 @@ echo "pi-image: the root's squashfs"
 mksquashfs "$tree" "$out/root.sqfs" -comp zstd -noappend -quiet -no-progress > /dev/null
 echo "pi-image: the state and roll partitions"
 mke2fs -q -t ext4 -L KIOSKSTATE "$out/state.img" ${STATE_MIB}M
-# The roll: no blocks reserved for root (the service is not root), and room to grow a thousandfold.
-mke2fs -q -t ext4 -L KIOSKROLL -m 0 "$out/roll.img" ${ROLL_MIB}M
+if [ "$PI_ROLL" = ext4 ]; then
+  # The roll: no blocks reserved for root (the service is not root), and room to grow a thousandfold.
+  mke2fs -q -t ext4 -L KIOSKROLL -m 0 "$out/roll.img" ${ROLL_MIB}M
+else
+  # The mark kioskcam-grow-roll makes a vfat roll on: zeros, no file system that could be mounted unmade.
+  truncate -s ${ROLL_MIB}M "$out/roll.img"
+  printf KIOSKCAM-ROLL-UNMADE | dd of="$out/roll.img" conv=notrunc status=none
+fi
 
 # The card: 4 MiB before the first partition and every partition on a 4 MiB boundary (an SD card's
 # erase blocks).
@@ -124,7 +167,6 @@ mib() {
   echo $((blocks * 4))
 }
 root_mib=$(mib "$out/root.sqfs")
-image=$PI_DIR/kioskcam-pi.img
 rm -f "$image"
 offset=4
 layout=""
@@ -137,4 +179,4 @@ done
 truncate -s "${offset}M" "$image"
 printf 'label: dos\nlabel-id: 0x%s\n%s' "$DISK_ID" "$layout" | sfdisk --quiet --wipe never "$image"
 rm -rf "$out"
-echo "pi-image: made in $((SECONDS - start)) s: $image, $offset MiB (root $root_mib MiB, squashfs zstd; kernel $release)"
+echo "pi-image: made in $((SECONDS - start)) s: $image, $offset MiB (root $root_mib MiB, squashfs zstd; roll $PI_ROLL; kernel $release)"
