@@ -191,12 +191,14 @@ pi-image: pi
 
 ## pi-image-test: boots both images in turn under qemu-system-aarch64 -M virt with vivid and gpio-sim (built
 ## for the image's arm64 kernel): kioskcam under systemd, a still from the button pulled by sftp, a power cut
-## and the next boot's recovery, the root unchanged (board/pi/image-test.py).
+## and the next boot's recovery, the root unchanged (board/pi/image-test.py); first, the vfat roll's maker on
+## files: the cases the boots do not reach (board/pi/make-vfat-roll-test.sh).
 pi-image-test: pi deps
 	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(PI_IMAGE_PACKAGES)"
 	PI_ROLL=ext4 board/pi/image.sh
 	PI_ROLL=vfat board/pi/image.sh
 	PI_DIR=$(CURDIR)/.build/pi board/pi/build-modules.sh -k $(CURDIR)/.build/pi/image/kernel/usr/lib/modules
+	board/pi/make-vfat-roll-test.sh
 	board/pi/image-test.py ext4
 	board/pi/image-test.py vfat
 
