@@ -19,13 +19,14 @@ MAKE_START := $(shell date +%s.%N)
 # Overlay: the console font it draws with (console-setup-linux), read at run time, and zlib to gunzip it.
 # Movies: libx264 for H.264, libavcodec for their AAC sound and review's H.264 decoding, and Debian's chromium,
 # which plays them in the tests as a browser would (and drives the front panel in the front panel test).
+# libcamera-dev (0.0.3): the libcamera backend's shim library is built against it.
 DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-dev \
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 busybox-static \
   v4l-utils gpiod libdrm-tests socat xz-utils bc flex bison libelf-dev kmod make gcc \
   libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg \
   systemd shellcheck pyflakes3 openssh-server rsync \
   libyuv-dev zlib1g-dev console-setup-linux libavcodec-dev libavutil-dev libx264-dev chromium \
-  libasound2-dev alsa-utils \
+  libasound2-dev alsa-utils libcamera-dev \
   dmsetup e2fsprogs dosfstools mtools
 
 # The storage tests only make storage-test runs (each minutes on the emulated board; make test runs a sample of
@@ -36,8 +37,9 @@ STORAGE_ONLY := aPowerCutOfTheWholeBoard|aSlowCardNeverHolds|aRecordingOnAFailin
 SOUND_ONLY := aMovieWithTheLoopbacksBeeps
 
 # The Pi build's host tools: mmdebstrap makes the trixie build root and arm64 sysroot, qemu-user-static runs the
-# aarch64 binary and its tests (no binfmt_misc here: called by name).
-PI_PACKAGES := mmdebstrap qemu-user-static file binutils util-linux ffmpeg python3
+# aarch64 binary and its tests (no binfmt_misc here: called by name); patchelf drops the libcamera shim's needless
+# libswiftCore.so.
+PI_PACKAGES := mmdebstrap qemu-user-static file binutils util-linux ffmpeg python3 patchelf
 # make pi-image-root: trixie's first stage unpacked here, configured in an emulated aarch64 machine.
 # make pi-image: its file systems are made from folders (mksquashfs, mke2fs -d, mtools), the card by sfdisk.
 PI_IMAGE_PACKAGES := debootstrap qemu-system-arm qemu-user-static e2fsprogs xz-utils cpio gzip curl \

@@ -23,7 +23,10 @@ let libgpiod2: Bool = {
 let package = Package(
   name: "kioskcam",
   products: [
-    .executable(name: "kioskcam", targets: ["kioskcam"])
+    .executable(name: "kioskcam", targets: ["kioskcam"]),
+    // The libcamera backend's C++ shim, opened by the service at first use (Sources/CLibcameraShim/shim.h):
+    // libkioskcam-libcamera.so, beside kioskcam.
+    .library(name: "kioskcam-libcamera", type: .dynamic, targets: ["LibcameraShim"]),
   ],
   targets: [
     // The four C libraries, found through pkg-config, each with a header-only shim.
@@ -43,6 +46,19 @@ let package = Package(
     .systemLibrary(name: "CX264", providers: [.apt(["libx264-dev"])]),
     // libasound (alsa-lib): a movie's sound from an ALSA capture device.
     .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+    // libcamera (C++): the Pi's CSI cameras. Only the shim links it, in a library of its own, so that kioskcam
+    // itself runs where libcamera is not installed.
+    .systemLibrary(name: "CLibcamera", pkgConfig: "libcamera", providers: [.apt(["libcamera-dev"])]),
+    // -fPIC: it goes into a shared library, and SwiftPM 6.0.3 does not say so when it cross-compiles C++ for aarch64
+    // (lld then refuses the objects' absolute relocations).
+    // swiftc links the library, and would give it Swift's startup object, which calls into libswiftCore:
+    // -nostartfiles leaves it out, so nothing in the shim uses Swift. (swiftc still names libswiftCore.so as
+    // NEEDED; board/pi/build.sh removes that for the Pi, where the static kioskcam has no libswiftlang.)
+    .target(
+      name: "LibcameraShim", dependencies: ["CLibcamera"], cxxSettings: [.unsafeFlags(["-fPIC"])],
+      linkerSettings: [.unsafeFlags(["-nostartfiles"])]),
+    // The shim's C API as a table of function pointers filled by dlopen/dlsym: no link to the shim or libcamera.
+    .systemLibrary(name: "CLibcameraShim"),
 
     // Pure: the state machine, configuration, roll naming. No C, no Foundation.
     .target(name: "KioskCore"),
@@ -56,6 +72,8 @@ let package = Package(
 
     // Adapters: the only importers of the C modules.
     .target(name: "Camera", dependencies: ["CV4L2", "LinuxIO", "KioskCore", "Imaging"]),
+    // libcamera's cameras through the shim: its loader, probe and streams, with the V4L2 camera's errors.
+    .target(name: "LibcameraCamera", dependencies: ["CLibcameraShim", "LinuxIO", "KioskCore", "Camera"]),
     .target(
       name: "Buttons", dependencies: ["CGPIOD", "LinuxIO", "KioskCore"],
       swiftSettings: libgpiod2 ? [.define("KIOSKCAM_GPIOD2")] : []),
@@ -84,7 +102,7 @@ let package = Package(
       name: "KioskService",
       dependencies: [
         "KioskCore", "Imaging", "MediaFiles", "LinuxIO", "Camera", "Buttons", "Display", "JPEGCodec", "CameraRoll",
-        "FontFile", "Scaling", "Capture", "Preview", "VideoCodec", "V4L2Codec", "Sound",
+        "FontFile", "Scaling", "Capture", "Preview", "VideoCodec", "V4L2Codec", "Sound", "LibcameraCamera",
       ]
     ),
     .executableTarget(name: "kioskcam", dependencies: ["KioskService"]),
@@ -123,6 +141,8 @@ let package = Package(
     .testTarget(name: "PreviewTests", dependencies: ["Preview", "Imaging", "JPEGCodec", "KioskCore", "Scaling", "V4L2Codec"]),
     // Where raw pictures sit in a codec's buffers (the board's vicodec test drives the rest).
     .testTarget(name: "V4L2CodecTests", dependencies: ["V4L2Codec"]),
+    // libcamera's adapter: format choice and plane maps with fakes; the real shim on the host's libcamera 0.0.3.
+    .testTarget(name: "LibcameraCameraTests", dependencies: ["LibcameraCamera", "KioskCore"]),
     .testTarget(name: "CameraRollTests", dependencies: ["CameraRoll", "KioskCore", "LinuxIO"]),
     // The sd_notify sender against a datagram socket of the test's own, as systemd's would be.
     .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "KioskCore"]),
@@ -131,5 +151,7 @@ let package = Package(
     // Drives the virtual board from the host, as a user would; skipped when no board is up.
     .testTarget(name: "DeviceTests", dependencies: ["Imaging", "JPEGCodec", "FontFile"]),
   ],
-  swiftLanguageModes: [.v6]
+  swiftLanguageModes: [.v6],
+  // The shim's C++: libcamera 0.0.3 (Debian 12) and 0.4.0 (trixie) both build with C++17.
+  cxxLanguageStandard: .cxx17
 )

@@ -19,9 +19,21 @@ public enum Bias: String, Sendable, CaseIterable {
   case asIs = "as-is", disabled, pullUp = "pull-up", pullDown = "pull-down"
 }
 
+/// Which camera stack `[camera] backend` takes cameras from.
+public enum CameraBackend: String, Sendable, CaseIterable {
+  /// V4L2 capture devices through libv4l2: USB webcams, the virtual board's cameras. The default.
+  case v4l2
+  /// libcamera's cameras (a Raspberry Pi's Camera Modules on CSI) through the libkioskcam-libcamera.so shim.
+  case libcamera
+  /// A V4L2 device that qualifies, else a libcamera camera: webcams stay on V4L2.
+  case auto
+}
+
 /// The validated configuration of `/etc/kioskcam/kioskcam.conf`; every default here is the documented one.
 public struct Config: Sendable, Equatable {
   public struct Camera: Sendable, Equatable {
+    /// V4L2 by default, so a configuration written before libcamera existed here behaves as it did.
+    public var backend = CameraBackend.v4l2
     /// `auto` (the first capture device that streams) or a device path: the camera used at start.
     public var device = "auto"
     /// Every camera the `camera` button cycles through, in order, when the configuration names more than

@@ -45,6 +45,7 @@ extension Config {
   /// For each section, each key's parser: it stores the value or returns what is wrong with it.
   static let schema: [String: [String: @Sendable (inout Config, String) -> String?]] = [
     "camera": [
+      "backend": { config, value in setChoice(&config.camera.backend, value, ignoringCase: true) },
       "device": { config, value in
         let paths = value.split(separator: ",", omittingEmptySubsequences: false).map { part in
           String(part.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())

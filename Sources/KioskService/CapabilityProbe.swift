@@ -2,6 +2,7 @@ import Buttons
 import Camera
 import Display
 import KioskCore
+import LibcameraCamera
 import LinuxIO
 import MediaFiles
 import Sound
@@ -16,9 +17,10 @@ enum CapabilityProbe {
   /// Formats the service turns into stills (MJPEG has no preview yet: the log says so when it streams).
   static let decodedFormats: [PixelFormat] = [.yuyv, .nv12, .mjpeg]
 
-  /// The configured camera (or, for `auto`, the first that qualifies) for stills at `[camera] size`.
-  static func stillCamera(_ config: Config) -> (result: ProbeResult, camera: CameraInfo?) {
-    camera(.stillCamera, config, size: config.camera.size, rate: nil)
+  /// The configured camera (or, for `auto`, the first that qualifies) for stills at `[camera] size`. `forRun`:
+  /// for the service, which can only open V4L2 cameras (a libcamera one fails with the reason).
+  static func stillCamera(_ config: Config, forRun: Bool = false) -> (result: ProbeResult, camera: CameraInfo?) {
+    camera(.stillCamera, config, size: config.camera.size, rate: nil, forRun: forRun)
   }
 
   /// The camera for movies: `[movie] size` at `[movie] frame-rate`, as the driver advertises it.
@@ -28,8 +30,9 @@ enum CapabilityProbe {
   /// recorded from), and its buffers' timestamps must show `[movie] frame-rate` (within
   /// `MeasuredRate.tolerance`). `measure: false` is for a camera the service already streams from (a re-probe
   /// after the camera came back), which cannot be opened a second time.
-  static func movieCamera(_ config: Config, measure: Bool = true) -> ProbeResult {
-    let (advertised, info) = camera(.movieCamera, config, size: config.movie.size, rate: config.movie.frameRate)
+  static func movieCamera(_ config: Config, measure: Bool = true, forRun: Bool = false) -> ProbeResult {
+    let (advertised, info) = camera(
+      .movieCamera, config, size: config.movie.size, rate: config.movie.frameRate, forRun: forRun)
     guard measure, advertised.passed, let info else { return advertised }
     return measured(advertised, info, config)
   }
@@ -62,7 +65,26 @@ enum CapabilityProbe {
     }
   }
 
-  private static func camera(_ capability: Capability, _ config: Config, size: Size, rate: Int?) -> (
+  /// The backend's verdict: `[camera] backend`, and for `auto` V4L2 first (webcams stay on the path they
+  /// always took), then libcamera, with both reasons when neither has a camera.
+  private static func camera(_ capability: Capability, _ config: Config, size: Size, rate: Int?, forRun: Bool) -> (
+    result: ProbeResult, camera: CameraInfo?
+  ) {
+    switch config.camera.backend {
+    case .v4l2:
+      return v4l2Camera(capability, config, size: size, rate: rate)
+    case .libcamera:
+      return (libcameraCamera(capability, config, size: size, forRun: forRun), nil)
+    case .auto:
+      let v4l2 = v4l2Camera(capability, config, size: size, rate: rate)
+      guard !v4l2.result.passed else { return v4l2 }
+      let libcamera = libcameraCamera(capability, config, size: size, forRun: forRun)
+      guard !libcamera.passed else { return (libcamera, nil) }
+      return (.fail(capability, "V4L2: \(v4l2.result.evidence); \(libcamera.evidence)"), nil)
+    }
+  }
+
+  private static func v4l2Camera(_ capability: Capability, _ config: Config, size: Size, rate: Int?) -> (
     result: ProbeResult, camera: CameraInfo?
   ) {
     let format = config.camera.format

@@ -3,6 +3,7 @@ import Camera
 import CameraRoll
 import Display
 import KioskCore
+import LibcameraCamera
 import V4L2Codec
 
 /// One capability's verdict in the probe report.
@@ -18,6 +19,8 @@ public struct CapabilityReport: Encodable, Sendable, Equatable {
 /// for the configuration: each capability's verdict, the media types, and what would stop `kioskcam run`.
 public struct ProbeReport: Encodable, Sendable {
   public let cameras: [CameraInfo]
+  /// libcamera's version and cameras, or why the shim or libcamera could not be loaded.
+  public let libcamera: LibcameraReport
   public let displays: [DisplayCardInfo]
   /// For each card with a connected connector: whether a hardware plane could scale the camera's frames.
   public let displayPlanes: [PlaneDecision]
@@ -34,6 +37,7 @@ public struct ProbeReport: Encodable, Sendable {
 
   public init(config: Config) {
     cameras = CameraProbe.list()
+    libcamera = LibcameraReport()
     displays = DisplayProbe.list()
     let size = config.camera.size
     displayPlanes = displays.filter { $0.connectors.contains { $0.status == "connected" && !$0.modes.isEmpty } }
@@ -71,6 +75,8 @@ public struct ProbeReport: Encodable, Sendable {
       }
       if camera.capture { lines.append("    zoom: \(camera.zoom)") }
     }
+    lines.append("libcamera:")
+    lines += libcamera.text
     lines.append("Displays:")
     if displays.isEmpty { lines.append("  none") }
     for card in displays {

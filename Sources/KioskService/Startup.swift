@@ -32,11 +32,11 @@ struct Startup {
     var probed: [ProbeResult] = []
     func wanted(_ capability: Capability) -> Bool { gate.role(of: capability) != .unused }
 
-    if wanted(.movieCamera) { probed.append(CapabilityProbe.movieCamera(config)) }
+    if wanted(.movieCamera) { probed.append(CapabilityProbe.movieCamera(config, forRun: true)) }
     var cameraInfo: CameraInfo?
     cameraPath = config.camera.device
     if wanted(.stillCamera) {
-      var (result, found) = CapabilityProbe.stillCamera(config)
+      var (result, found) = CapabilityProbe.stillCamera(config, forRun: true)
       cameraInfo = found
       if let found {
         cameraPath = found.path

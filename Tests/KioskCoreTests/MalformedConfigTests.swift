@@ -38,7 +38,7 @@ private let noList = "expected capability names separated by commas, or none"
       "[roll]\ncolour = red", (2, "unknown key 'colour' in [roll] (known: folder-suffix, mount, path, reserve-mb)")),
     Malformed(
       "[camera]\nDevice = auto",
-      (2, "unknown key 'Device' in [camera] (known: device, format, frame-rate, rotation, size)")),
+      (2, "unknown key 'Device' in [camera] (known: backend, device, format, frame-rate, rotation, size)")),
     Malformed("[camera]\nx\u{0}y = 1", (2, "NUL byte in line")),
     // [camera]
     Malformed("[camera]\nsize = big", (2, "camera.size: expected WIDTHxHEIGHT such as 640x360, got 'big'")),

@@ -59,23 +59,41 @@ cross() {
 }
 echo "pi: building kioskcam for aarch64 (Swift 6.0.3, trixie)"
 cross -c release --static-swift-stdlib --product kioskcam
+# The libcamera backend's shim: a library of its own, opened by kioskcam at first use from beside itself.
+echo "pi: building libkioskcam-libcamera.so for aarch64 (against trixie's libcamera)"
+cross -c release --product kioskcam-libcamera
 if [ -n "${PI_TESTS:-}" ]; then
   echo "pi: building the unit tests for aarch64"
   cross --build-tests
 fi
-board/pi/in-root.sh aarch64-linux-gnu-strip -o .build/pi/kioskcam .build/pi/arm64/aarch64-unknown-linux-gnu/release/kioskcam
+release=.build/pi/arm64/aarch64-unknown-linux-gnu/release
+board/pi/in-root.sh aarch64-linux-gnu-strip -o .build/pi/kioskcam $release/kioskcam
+board/pi/in-root.sh aarch64-linux-gnu-strip -o .build/pi/libkioskcam-libcamera.so $release/libkioskcam-libcamera.so
+# swiftc names libswiftCore.so in every library it links, though the shim (C++, linked without Swift's startup
+# object: Package.swift) uses nothing of it; the static kioskcam's Pi has no libswiftlang to give it.
+patchelf --remove-needed libswiftCore.so .build/pi/libkioskcam-libcamera.so
+if nm -D --undefined-only .build/pi/libkioskcam-libcamera.so | grep -q ' swift_'; then
+  echo "pi: libkioskcam-libcamera.so calls into the Swift runtime" >&2
+  exit 1
+fi
 echo "pi: built in $((SECONDS - start)) s: .build/pi/kioskcam"
 file -b .build/pi/kioskcam | cut -d, -f1-2
 echo "pi: $(du -h .build/pi/kioskcam | cut -f1) stripped; on the Pi it needs:"
-# The packages that hold its libraries: trixie's names are the same for amd64, whose packages the root has.
-patterns=()
-# (The ELF interpreter, ld-linux-aarch64.so.1, is named by libc6's arm64 package only: it is libc6 too.)
-for soname in $(readelf -d .build/pi/kioskcam | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -v '^ld-linux'); do
-  patterns+=("*/$soname")
-done
-# (The build root's cross compiler, for the image's kernel modules, brings *-arm64-cross copies of libc and
-# libstdc++: not what the Pi installs.)
-board/pi/in-root.sh dpkg -S "${patterns[@]}" | cut -d: -f1 | grep -v -- '-cross$' | sort -u | tr '\n' ' '
+# The packages that hold an ELF file's libraries: trixie's names are the same for amd64, whose packages the root has.
+packages_for() {
+  local patterns=()
+  # (The ELF interpreter, ld-linux-aarch64.so.1, is named by libc6's arm64 package only: it is libc6 too.)
+  for soname in $(readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -v '^ld-linux'); do
+    patterns+=("*/$soname")
+  done
+  # (The build root's cross compiler, for the image's kernel modules, brings *-arm64-cross copies of libc and
+  # libstdc++: not what the Pi installs.)
+  board/pi/in-root.sh dpkg -S "${patterns[@]}" | cut -d: -f1 | grep -v -- '-cross$' | sort -u | tr '\n' ' '
+}
+packages_for .build/pi/kioskcam
+echo
+echo "pi: $(du -h .build/pi/libkioskcam-libcamera.so | cut -f1) libkioskcam-libcamera.so; for Camera Modules (libcamera), beside kioskcam, with:"
+packages_for .build/pi/libkioskcam-libcamera.so
 echo
 # libavcodec and libavutil are opened at run time, not linked (Sources/CAVCodec/shim.h): by the major versions
 # of the headers built against.

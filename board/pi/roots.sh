@@ -14,6 +14,8 @@ SUITE=trixie
 # The libraries the Package.swift system-library targets link.
 DEVS="libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-dev zlib1g-dev libyuv-dev libavcodec-dev libavutil-dev"
 DEVS="$DEVS libx264-dev libasound2-dev"
+# libcamera (0.4.0 in trixie): the libcamera backend's shim library is built against it (Package.swift).
+DEVS="$DEVS libcamera-dev"
 # swiftlang does not pull libc6-dev (the link fails on Scrt1.o without it); strip for aarch64 comes from binutils.
 ROOT_PACKAGES="swiftlang libc6-dev libstdc++-14-dev pkgconf binutils-aarch64-linux-gnu file ca-certificates $DEVS"
 SYSROOT_PACKAGES="libc6-dev libgcc-14-dev libstdc++-14-dev swiftlang libswiftlang $DEVS"

@@ -39,9 +39,9 @@ struct V4L2CaptureSource: CaptureSource {
   }
 
   func find(_ config: Config) -> (result: ProbeResult, path: String?) {
-    let (result, info) = CapabilityProbe.stillCamera(config)
+    let (result, info) = CapabilityProbe.stillCamera(config, forRun: true)
     return (result, info?.path)
   }
 
-  func movieCamera(_ config: Config) -> ProbeResult { CapabilityProbe.movieCamera(config, measure: false) }
+  func movieCamera(_ config: Config) -> ProbeResult { CapabilityProbe.movieCamera(config, measure: false, forRun: true) }
 }

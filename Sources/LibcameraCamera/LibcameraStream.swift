@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import CLibcameraShim
+import Camera
+import KioskCore
+import LinuxIO
+
+/// A frame libcamera filled, out of the camera until `requeue` gives it back (the compiler sees to that).
+public struct LibcameraFrame: ~Copyable {
+  public let index: Int
+  public let sequence: UInt32
+  /// Nanoseconds: the sensor's timestamp (controls::SensorTimestamp) when `sensorTimestamp`, else the buffer's.
+  public let timestampNanoseconds: UInt64
+  public let sensorTimestamp: Bool
+  /// False when libcamera reports the frame as failed: its bytes are not a picture.
+  public let complete: Bool
+  public let bytesUsed: [Int]
+}
+
+/// One acquired libcamera camera streaming one viewfinder stream into mmapped buffers. The eventfd is watched
+/// by the loop; `dequeue` returns nil when nothing is waiting and throws `.unplugged` once the camera is gone.
+public final class LibcameraStream {
+  public let id: String
+  public let granted: kioskcam_lc_stream
+  private let manager: LibcameraManager
+  private let handle: OpaquePointer
+  private let buffers = MappedBuffers()
+  private var api: kioskcam_lc_api { manager.library.api }
+
+  public init(_ manager: LibcameraManager, id: String, choice: LibcameraStreamChoice, bufferCount: Int = 4)
+    throws(CameraError)
+  {
+    self.manager = manager
+    self.id = id
+    let api = manager.library.api
+    var opened: OpaquePointer?
+    try LibcameraCall.check { api.kioskcam_lc_camera_open(manager.handle, id, &opened, $0, $1) }
+    handle = opened!
+    // From here deinit closes the camera whatever throws next.
+    var stream = kioskcam_lc_stream()
+    let fourcc = choice.fourcc.utf8.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    do throws(CameraError) {
+      try LibcameraCall.check {
+        api.kioskcam_lc_camera_configure(
+          opened, fourcc, UInt32(choice.size.width), UInt32(choice.size.height), UInt32(bufferCount), &stream, $0, $1)
+      }
+      granted = stream
+      for index in 0..<stream.buffer_count {
+        var planes = [kioskcam_lc_plane](repeating: kioskcam_lc_plane(), count: Int(KIOSKCAM_LC_MAX_PLANES))
+        var count: UInt32 = 0
+        try LibcameraCall.check { api.kioskcam_lc_buffer_planes(opened, index, &planes, &count, $0, $1) }
+        let layout = PlaneLayout(planes: planes.prefix(Int(count)).map { ($0.fd, Int($0.offset), Int($0.length)) })
+        do { try buffers.add(layout) } catch { throw CameraError.io(error) }
+      }
+    } catch {
+      api.kioskcam_lc_camera_close(opened)
+      throw error
+    }
+  }
+
+  deinit { api.kioskcam_lc_camera_close(handle) }
+
+  /// Readable when a frame completed or the camera went away; the stream owns it.
+  public var descriptor: FileDescriptor { FileDescriptor(rawValue: api.kioskcam_lc_camera_eventfd(handle)) }
+
+  /// Starts the camera and queues every buffer.
+  public func start() throws(CameraError) {
+    try LibcameraCall.check { api.kioskcam_lc_camera_start(handle, $0, $1) }
+    for index in 0..<granted.buffer_count { try queue(Int(index), crop: nil) }
+  }
+
+  public func dequeue() throws(CameraError) -> LibcameraFrame? {
+    var frame = kioskcam_lc_frame()
+    var message = [CChar](repeating: 0, count: LibcameraCall.messageSize)
+    let status = api.kioskcam_lc_camera_dequeue(handle, &frame, &message, message.count)
+    if status == -EAGAIN { return nil }
+    guard status == 0 else {
+      throw LibcameraCall.error(status: status, message: message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+    }
+    let used = withUnsafeBytes(of: frame.bytes_used) { raw in
+      raw.bindMemory(to: UInt32.self).prefix(Int(frame.plane_count)).map(Int.init)
+    }
+    return LibcameraFrame(
+      index: Int(frame.index), sequence: frame.sequence, timestampNanoseconds: frame.timestamp_ns,
+      sensorTimestamp: frame.sensor_timestamp != 0, complete: frame.status == UInt32(KIOSKCAM_LC_FRAME_SUCCESS),
+      bytesUsed: used)
+  }
+
+  /// The frame's planes, each cut to the bytes libcamera filled.
+  public func withPlanes<Result>(of frame: borrowing LibcameraFrame, _ body: ([UnsafeRawBufferPointer]) -> Result)
+    -> Result
+  {
+    let planes = buffers.planes[frame.index]
+    return body(
+      zip(planes, frame.bytesUsed + Array(repeating: Int.max, count: max(0, planes.count - frame.bytesUsed.count)))
+        .map { UnsafeRawBufferPointer(rebasing: $0[..<min($0.count, $1)]) })
+  }
+
+  /// Gives the frame back to libcamera, cropped on the sensor's side to `crop` (controls::ScalerCrop) when given.
+  public func requeue(_ frame: consuming LibcameraFrame, crop: (x: Int, y: Int, width: Int, height: Int)? = nil)
+    throws(CameraError)
+  {
+    try queue(frame.index, crop: crop)
+  }
+
+  private func queue(_ index: Int, crop: (x: Int, y: Int, width: Int, height: Int)?) throws(CameraError) {
+    if let crop {
+      var rectangle = kioskcam_lc_rect(
+        x: Int32(crop.x), y: Int32(crop.y), width: UInt32(crop.width), height: UInt32(crop.height))
+      try LibcameraCall.check { api.kioskcam_lc_camera_queue(handle, UInt32(index), &rectangle, $0, $1) }
+    } else {
+      try LibcameraCall.check { api.kioskcam_lc_camera_queue(handle, UInt32(index), nil, $0, $1) }
+    }
+  }
+
+  public func stop() throws(CameraError) {
+    try LibcameraCall.check { api.kioskcam_lc_camera_stop(handle, $0, $1) }
+  }
+}
