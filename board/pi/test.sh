@@ -44,6 +44,23 @@ encoder = capabilities["h264-encoder"]
 print("pi-test:       h264-encoder:", encoder["evidence"][:120])
 sys.exit(0 if encoder["passed"] and "libx264" in encoder["evidence"] else 1)
 PY
+# The libcamera backend's shim, beside kioskcam as make pi leaves it: it loads trixie's libcamera 0.4.0, which
+# lists no camera here (issue 40).
+check "probe --json: libcamera 0.4 through the shim beside kioskcam, no camera" python3 - "$work/probe.json" <<'PY'
+import json, sys
+libcamera = json.load(open(sys.argv[1]))["libcamera"]
+print("pi-test:       libcamera:", libcamera)
+sys.exit(0 if libcamera.get("version", "").startswith("v0.4.") and libcamera["cameras"] == []
+         and libcamera["library"].endswith("/.build/pi/libkioskcam-libcamera.so") else 1)
+PY
+# A configuration that asks for libcamera's camera where there is none: run stops with 69 (EX_UNAVAILABLE),
+# naming libcamera's own answer.
+sed 's/^backend = v4l2$/backend = libcamera/' rootfs-overlay/etc/kioskcam/kioskcam.conf > "$work/libcamera.conf"
+on_pi "$kioskcam" run --config "$work/libcamera.conf" > "$work/out" 2> "$work/err"
+status=$?
+check "run with backend = libcamera and no camera exits 69 (got $status)" test "$status" -eq 69
+check "run names libcamera's answer for still-camera: $(grep -m1 still-camera "$work/err")" \
+  grep -q "still-camera.*libcamera v0\.4\.[0-9]*.*lists no camera" "$work/err"
 
 # roll list --json on a roll made here: a still and a movie by ffmpeg, and a hidden partial that is not listed.
 mkdir -p "$work/roll/DCIM/100KIOSK"
