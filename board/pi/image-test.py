@@ -302,6 +302,10 @@ def main():
     run("mcopy", "-o", "-i", boot, keys, "::kioskcam/ssh/authorized_keys")
     for name in ("vmlinuz", "initrd.img", "cmdline.txt"):
         run("mcopy", "-i", boot, f"::{name}", os.path.join(WORK, name))
+    # The roll's partition type: Linux, or FAT32 (LBA), which Windows needs to give a FAT roll a drive letter.
+    roll_type = json.loads(run("sfdisk", "-J", card))["partitiontable"]["partitions"][3]["type"]
+    if roll_type != ("83" if ROLL_FS == "ext4" else "c"):
+        fail(f"the roll's partition type is {roll_type}")
     root_before = partition_sha256(card, 1)
     boot_before = partition_sha256(card, 0)
 

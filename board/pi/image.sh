@@ -85,8 +85,8 @@ if [ "$PI_ROLL" = vfat ]; then
   gid=$(account group camera)
   options=noatime,nosuid,nodev,noexec,uid=$uid,gid=$gid,dmask=0027,fmask=0137
   # quiet: tmpfiles' chown and chmod of the mount point succeed without changing what FAT cannot keep. tz=UTC:
-  # the card's clock. The roll is mounted only after kioskcam-grow-roll made it.
-  options+=,quiet,tz=UTC,x-systemd.requires=kioskcam-grow-roll.service
+  # the card's clock. The roll is mounted only after kioskcam-grow-roll made it; nofail as for ext4 (fstab).
+  options+=,quiet,tz=UTC,x-systemd.requires=kioskcam-grow-roll.service,nofail
   [ "$(grep -c '^PARTUUID=6b696f73-04 ' "$tree/etc/fstab")" = 1 ] || { echo "pi-image: no roll line in fstab" >&2; exit 1; }
   sed -i "s|^PARTUUID=6b696f73-04 .*|PARTUUID=6b696f73-04  /var/lib/kioskcam/roll   vfat   $options  0 2|" "$tree/etc/fstab"
 fi
@@ -170,7 +170,9 @@ root_mib=$(mib "$out/root.sqfs")
 rm -f "$image"
 offset=4
 layout=""
-for part in "boot.img:$BOOT_MIB:c" "root.sqfs:$root_mib:83" "state.img:$STATE_MIB:83" "roll.img:$ROLL_MIB:83"; do
+# The roll's type: Linux, or FAT32 (LBA) for a vfat roll, which Windows mounts only by its type.
+roll_type=$([ "$PI_ROLL" = vfat ] && echo c || echo 83)
+for part in "boot.img:$BOOT_MIB:c" "root.sqfs:$root_mib:83" "state.img:$STATE_MIB:83" "roll.img:$ROLL_MIB:$roll_type"; do
   IFS=: read -r file size type <<< "$part"
   dd if="$out/$file" of="$image" bs=1M seek="$offset" conv=notrunc,sparse status=none
   layout+="start=$((offset * 2048)), size=$((size * 2048)), type=$type"$'\n'

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The vfat roll's maker (board/pi/sdcard/root/usr/lib/kioskcam/make-vfat-roll), run on files standing for the
 # roll's partition, judged by fsck.vfat, blkid and mtools: it makes the roll on the image's mark and over a
-# format a power cut left half made, and leaves every other partition byte for byte as it was (a roll in use, a
-# card formatted on a PC, ext4, zeros). make pi-image-test runs it before it boots the images: the boots show
-# the mark's case only.
+# format a power cut left half made, labels again a roll a power cut left half labelled, and leaves every other
+# partition byte for byte as it was (a roll it made, run again at the next boot; a roll in use; a card formatted
+# on a PC; ext4; zeros). make pi-image-test runs it before it boots the images: the boots show the mark's case
+# only.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 maker=$PWD/board/pi/sdcard/root/usr/lib/kioskcam/make-vfat-roll
@@ -34,6 +35,8 @@ made() {
   [ $((64 * 2048 - sectors)) -lt 64 ] || fail "$1: the roll has $sectors sectors of the partition's $((64 * 2048))"
   [ -z "$(mdir -b -i "$2" :: 2>/dev/null)" ] || fail "$1: the new roll is not empty"
   echo "make-vfat-roll-test: $1: made ($result; fsck.vfat clean, $sectors sectors, label KIOSKROLL)"
+  # The next boot finds the roll it made and leaves it.
+  untouched "$1, at the next boot" "$2"
 }
 
 # Usage: untouched NAME FILE: the maker left the file as it was.
@@ -56,6 +59,13 @@ mkfs.vfat -F 32 -n KIOSKFMT "$part" > /dev/null
 dd if=/dev/urandom of="$part" bs=1k seek=64 count=512 conv=notrunc status=none
 if fsck.vfat -n "$part" > /dev/null 2>&1; then fail "the half-made roll stands for no damage: fsck.vfat finds it clean"; fi
 made "a format cut short" "$part"
+
+# A power cut inside fatlabel: the boot sector says KIOSKROLL, the root folder's label entry (blkid's) KIOSKFMT.
+part=$(partition relabel)
+mkfs.vfat -F 32 -n KIOSKFMT "$part" > /dev/null
+printf 'KIOSKROLL  ' | dd of="$part" bs=1 seek=71 conv=notrunc status=none
+[ "$(blkid -p -o value -s LABEL "$part")" = KIOSKFMT ] || fail "the half-labelled roll stands for nothing: blkid says KIOSKROLL already"
+made "a label cut short" "$part"
 
 # A roll in use, with a picture on it.
 part=$(partition roll)
