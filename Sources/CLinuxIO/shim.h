@@ -5,7 +5,6 @@
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
-#include <sys/statvfs.h>
 #include <sys/vfs.h>
 #include <linux/magic.h>
 #include <sys/inotify.h>

@@ -110,8 +110,6 @@ public final class MovieRecorder: Sendable {
   struct Output {
     var writer: MovieWriter
     var h264: H264Track?
-    /// The file's size so far: its header and every fragment written.
-    var bytes: UInt64 = 0
     var nextToWrite = 0
     var writeError: String?
     var writeErrno: Errno?
@@ -211,7 +209,7 @@ public final class MovieRecorder: Sendable {
       roll.removeRecording(folder: recording.folder, name: recording.name)
       throw .io(error)
     }
-    output = Mutex(Output(writer: writer, h264: h264, bytes: UInt64(header.count)))
+    output = Mutex(Output(writer: writer, h264: h264))
   }
 
   public var dropped: Int { handover.withLock { $0.dropped + $0.failed } }
@@ -324,8 +322,8 @@ public final class MovieRecorder: Sendable {
         output.writeErrno = error.errno
         return false
       }
-      output.bytes += UInt64(fragment.count)
-      if let stopSize, output.bytes >= stopSize { handover.withLock { $0.reachedLargestFile = true } }
+      // The writer's length is the file's: its header and every fragment written.
+      if let stopSize, trial.length >= stopSize { handover.withLock { $0.reachedLargestFile = true } }
     }
     output.writer = trial
     return true

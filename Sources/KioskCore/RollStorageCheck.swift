@@ -67,7 +67,7 @@ public enum RollStorageCheck {
     guard facts.writable else { return fail("not writable (\(place))") }
     guard spaceCounts else { return .pass(.cameraRoll, "\(path): writable, \(place)") }
     let reserve = UInt64(roll.reserveMegabytes) * 1_048_576
-    guard let available = facts.availableBytes else { return fail("free space unknown (statvfs failed)") }
+    guard let available = facts.availableBytes else { return fail("free space unknown (statfs failed)") }
     let free = "\(available / 1_048_576) MiB free, reserve \(roll.reserveMegabytes) MiB"
     guard available > reserve else { return fail("\(free): full") }
     return .pass(.cameraRoll, "\(path): writable, \(place), \(free)")

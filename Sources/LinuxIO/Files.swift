@@ -75,15 +75,16 @@ public struct FileSystemSpace: Sendable, Equatable {
   /// a file's size in 32 bits (4 GiB less a byte; SD cards come as FAT32 up to 32 GB). nil: no such limit.
   public let largestFile: UInt64?
 
+  /// statfs(2), not statvfs(3): the same counts, and the file system's kind, which statvfs does not give.
   public init(path: String) throws(SystemCallError) {
-    var stats = statvfs()
-    try systemCall("statvfs \(path)") { statvfs(path, &stats) }
-    availableBytes = UInt64(stats.f_bavail) * UInt64(stats.f_frsize)
-    totalBytes = UInt64(stats.f_blocks) * UInt64(stats.f_frsize)
-    var kind = statfs()
-    try systemCall("statfs \(path)") { statfs(path, &kind) }
+    var stats = statfs()
+    try systemCall("statfs \(path)") { statfs(path, &stats) }
+    // The fragment size, as statvfs takes it (the block size where a kernel leaves it 0).
+    let unit = UInt64(stats.f_frsize != 0 ? stats.f_frsize : stats.f_bsize)
+    availableBytes = UInt64(stats.f_bavail) * unit
+    totalBytes = UInt64(stats.f_blocks) * unit
     // The msdos and vfat drivers both answer MSDOS_SUPER_MAGIC.
-    largestFile = Int(kind.f_type) == Int(MSDOS_SUPER_MAGIC) ? UInt64(UInt32.max) : nil
+    largestFile = Int(stats.f_type) == Int(MSDOS_SUPER_MAGIC) ? UInt64(UInt32.max) : nil
   }
 }
 
