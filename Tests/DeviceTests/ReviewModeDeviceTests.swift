@@ -49,12 +49,20 @@ extension BoardDeviceTests {
     try Board.waitFor("'\(line.dropLast())' in the log") { try Board.logs(service).contains(line) }
     var last: (Int, Int, Int) = (-1, -1, -1)
     var text: [String] = ["no screendump"]
-    try Board.waitFor("\(file) in \(colour) with '\(position)'", seconds: 60) {
-      let screen = try Board.screendump()
-      last = screen.pixel(640, 400)
-      let width = position.unicodeScalars.count * 32
-      text = OverlayText.mismatches(in: screen, position, x: 1280 - 25 - width, y: 800 - 25 - 64, scale: 2, background: (0, 0, 0))
-      return near(last, colour) && text.isEmpty
+    var seen: [String] = []
+    do {
+      try Board.waitFor("\(file) in \(colour) with '\(position)'", seconds: 60) {
+        let screen = try Board.screendump()
+        last = screen.pixel(640, 400)
+        let width = position.unicodeScalars.count * 32
+        text = OverlayText.mismatches(in: screen, position, x: 1280 - 25 - width, y: 800 - 25 - 64, scale: 2, background: (0, 0, 0))
+        // What the screendumps showed, in order, for the record of a wait that fails.
+        let entry = "\(last)"
+        if seen.last != entry { seen.append(entry) }
+        return near(last, colour) && text.isEmpty
+      }
+    } catch {
+      throw BoardFailure("\(error); the centre was \(seen.suffix(8).joined(separator: " then ")); screen: \(try lastScreen(service))")
     }
     #expect(near(last, colour), "\(file): centre \(last), want \(colour)")
     #expect(text.isEmpty, "\(text)")
