@@ -14,7 +14,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 ENTRY = os.path.join(HERE, "board")
 BOOT_TIMEOUT = 300.0
 # What build-modules.sh builds into the state dir (board/virtual/modules/*.sh), copied for the guest.
-MODULES = ("gpio-sim.ko", "raw_gadget.ko", "vicodec.ko")
+MODULES = ("gpio-sim.ko", "raw_gadget.ko", "vicodec.ko", "dummy_hcd.ko")
 
 
 def state_dir():

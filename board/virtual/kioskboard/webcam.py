@@ -46,15 +46,16 @@ _HAS_NODE = "[ -n \"$(%s)\" ]" % _NODES
 
 
 def plug(timeout=60.0, paths=None):
-    """Connect the webcam (loading dummy_hcd, raw_gadget and uvcvideo the first time); return its capture node
+    """Connect the webcam (loading dummy_hcd and raw_gadget, both built here, and uvcvideo the first time); return its capture node
     once uvcvideo has registered it."""
     paths = paths or Paths()
     if _running(paths):
         raise BoardError("webcam: already plugged")
-    load = ("grep -q '^dummy_hcd ' /proc/modules || modprobe dummy_hcd; "
-            "grep -q '^raw_gadget ' /proc/modules || insmod %s; "
-            "grep -q '^uvcvideo ' /proc/modules || modprobe uvcvideo; "
-            % shlex.quote(os.path.join(paths.guest, "raw_gadget.ko")))
+    # insmod loads no dependency: Debian's (usbcore, udc-core) come first, by modprobe.
+    load = "".join("grep -q '^%s ' /proc/modules || { ko=%s; modprobe -a $(modinfo -F depends $ko | tr , ' ') "
+                   "&& insmod $ko; }; " % (name, shlex.quote(os.path.join(paths.guest, name + ".ko")))
+                   for name in ("dummy_hcd", "raw_gadget"))
+    load += "grep -q '^uvcvideo ' /proc/modules || modprobe uvcvideo; "
     spawn(NAME, "%sexec /usr/bin/python3 -S %s" % (load, shlex.quote(os.path.join(HERE, "webcam.py"))), paths=paths)
     _wait_in_guest(_HAS_NODE, "uvcvideo registered no node", timeout, paths)
     return nodes(paths)[0]
