@@ -70,14 +70,11 @@ public final class LibcameraStream {
     for index in 0..<granted.buffer_count { try queue(Int(index), crop: nil) }
   }
 
+  /// The next completed frame, nil when none is waiting; `.unplugged` once the camera went away.
   public func dequeue() throws(CameraError) -> LibcameraFrame? {
     var frame = kioskcam_lc_frame()
-    var message = [CChar](repeating: 0, count: LibcameraCall.messageSize)
-    let status = api.kioskcam_lc_camera_dequeue(handle, &frame, &message, message.count)
+    let status = try LibcameraCall.status(passing: [-EAGAIN]) { api.kioskcam_lc_camera_dequeue(handle, &frame, $0, $1) }
     if status == -EAGAIN { return nil }
-    guard status == 0 else {
-      throw LibcameraCall.error(status: status, message: message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
-    }
     let used = withUnsafeBytes(of: frame.bytes_used) { raw in
       raw.bindMemory(to: UInt32.self).prefix(Int(frame.plane_count)).map(Int.init)
     }
