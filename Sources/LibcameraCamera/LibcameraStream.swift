@@ -16,6 +16,9 @@ public struct LibcameraFrame: ~Copyable {
   /// False when libcamera reports the frame as failed: its bytes are not a picture.
   public let complete: Bool
   public let bytesUsed: [Int]
+  /// controls::ExposureTime in microseconds and controls::AnalogueGain, where the pipeline reports them.
+  public let exposureMicroseconds: Int?
+  public let analogueGain: Float?
 }
 
 /// One acquired libcamera camera streaming one viewfinder stream into mmapped buffers. The eventfd is watched
@@ -64,9 +67,10 @@ public final class LibcameraStream {
   /// Readable when a frame completed or the camera went away; the stream owns it.
   public var descriptor: FileDescriptor { FileDescriptor(rawValue: api.kioskcam_lc_camera_eventfd(handle)) }
 
-  /// Starts the camera and queues every buffer.
-  public func start() throws(CameraError) {
-    try LibcameraCall.check { api.kioskcam_lc_camera_start(handle, $0, $1) }
+  /// Starts the camera and queues every buffer; `frameRate` > 0 fixes the frame duration where the camera
+  /// lets it be set (controls::FrameDurationLimits), 0 leaves the pipeline's.
+  public func start(frameRate: Int = 0) throws(CameraError) {
+    try LibcameraCall.check { api.kioskcam_lc_camera_start(handle, UInt32(max(0, frameRate)), $0, $1) }
     for index in 0..<granted.buffer_count { try queue(Int(index), crop: nil) }
   }
 
@@ -81,7 +85,8 @@ public final class LibcameraStream {
     return LibcameraFrame(
       index: Int(frame.index), sequence: frame.sequence, timestampNanoseconds: frame.timestamp_ns,
       sensorTimestamp: frame.sensor_timestamp != 0, complete: frame.status == UInt32(KIOSKCAM_LC_FRAME_SUCCESS),
-      bytesUsed: used)
+      bytesUsed: used, exposureMicroseconds: frame.exposure_us >= 0 ? Int(frame.exposure_us) : nil,
+      analogueGain: frame.analogue_gain > 0 ? frame.analogue_gain : nil)
   }
 
   /// The frame's planes, each cut to the bytes libcamera filled.
