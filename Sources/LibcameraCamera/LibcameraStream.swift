@@ -93,11 +93,18 @@ public final class LibcameraStream {
   public func withPlanes<Result>(of frame: borrowing LibcameraFrame, _ body: ([UnsafeRawBufferPointer]) -> Result)
     -> Result
   {
-    let planes = buffers.planes[frame.index]
-    return body(
-      zip(planes, frame.bytesUsed + Array(repeating: Int.max, count: max(0, planes.count - frame.bytesUsed.count)))
-        .map { UnsafeRawBufferPointer(rebasing: $0[..<min($0.count, $1)]) })
+    body(planes(ofBuffer: frame.index, used: frame.bytesUsed))
   }
+
+  /// Buffer `index`'s planes, each cut to `used` (a plane with no count is whole).
+  func planes(ofBuffer index: Int, used: [Int]) -> [UnsafeRawBufferPointer] {
+    buffers.planes[index].enumerated().map { plane, bytes in
+      UnsafeRawBufferPointer(rebasing: bytes[..<min(bytes.count, plane < used.count ? used[plane] : bytes.count)])
+    }
+  }
+
+  /// Buffer `index`'s planes whole, as mapped: where they lie relative to each other.
+  func mappedPlanes(ofBuffer index: Int) -> [UnsafeRawBufferPointer] { buffers.planes[index] }
 
   /// Gives the frame back to libcamera, cropped on the sensor's side to `crop` (controls::ScalerCrop) when given.
   public func requeue(_ frame: consuming LibcameraFrame, crop: (x: Int, y: Int, width: Int, height: Int)? = nil)
@@ -106,7 +113,8 @@ public final class LibcameraStream {
     try queue(frame.index, crop: crop)
   }
 
-  private func queue(_ index: Int, crop: (x: Int, y: Int, width: Int, height: Int)?) throws(CameraError) {
+  /// Queues buffer `index` (at start, or again after its frame was dequeued).
+  func queue(_ index: Int, crop: (x: Int, y: Int, width: Int, height: Int)?) throws(CameraError) {
     if let crop {
       var rectangle = kioskcam_lc_rect(
         x: Int32(crop.x), y: Int32(crop.y), width: UInt32(crop.width), height: UInt32(crop.height))
