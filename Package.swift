@@ -137,7 +137,7 @@ let package = Package(
       name: "KioskServiceTests",
       dependencies: [
         "KioskService", "KioskCore", "Capture", "CameraRoll", "Imaging", "Preview", "Buttons", "Camera", "LinuxIO",
-        "TestPeers",
+        "TestPeers", "LibcameraCamera", "LibcameraFakes",
       ]),
     // The preview's hand-over and workers: newest wins, never out of order, never a wait on the loop.
     .testTarget(name: "PreviewTests", dependencies: ["Preview", "Imaging", "JPEGCodec", "KioskCore", "Scaling", "V4L2Codec"]),
