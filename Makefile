@@ -80,9 +80,12 @@ pi-deps:
 build: deps
 	swift build
 
-## release: the binary the board runs (optimised: the guest runs under software emulation).
+## release: the binary the board runs (optimised: the guest runs under software emulation), and beside it the
+## libcamera backend's shim, libkioskcam-libcamera.so, where kioskcam looks for it first (docs/cameras.md): a
+## product of its own, which building the kioskcam product alone leaves out.
 release: deps
 	swift build -c release --product kioskcam
+	swift build -c release --product kioskcam-libcamera
 
 board-start: deps
 	$(BOARD) start

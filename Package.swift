@@ -73,7 +73,7 @@ let package = Package(
     // Adapters: the only importers of the C modules.
     .target(name: "Camera", dependencies: ["CV4L2", "LinuxIO", "KioskCore", "Imaging"]),
     // libcamera's cameras through the shim: its loader, probe and streams, with the V4L2 camera's errors.
-    .target(name: "LibcameraCamera", dependencies: ["CLibcameraShim", "LinuxIO", "KioskCore", "Camera"]),
+    .target(name: "LibcameraCamera", dependencies: ["CLibcameraShim", "LinuxIO", "KioskCore", "Camera", "Imaging"]),
     .target(
       name: "Buttons", dependencies: ["CGPIOD", "LinuxIO", "KioskCore"],
       swiftSettings: libgpiod2 ? [.define("KIOSKCAM_GPIOD2")] : []),
@@ -115,6 +115,8 @@ let package = Package(
         "Preview", "VideoCodec",
       ]),
 
+    // libcamera as a test scripts it, behind the shim's C function table: cameras listed, frames completed, unplugs.
+    .target(name: "LibcameraFakes", dependencies: ["LibcameraCamera", "CLibcameraShim", "KioskCore"], path: "Tests/LibcameraFakes"),
     // Runs the tools nobody here wrote (jpeginfo, exiftool, ffprobe, ffmpeg) for the tests that judge files by them.
     .target(name: "TestPeers", path: "Tests/TestPeers"),
     .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
@@ -135,14 +137,16 @@ let package = Package(
       name: "KioskServiceTests",
       dependencies: [
         "KioskService", "KioskCore", "Capture", "CameraRoll", "Imaging", "Preview", "Buttons", "Camera", "LinuxIO",
-        "TestPeers",
+        "TestPeers", "LibcameraCamera", "LibcameraFakes",
       ]),
     // The preview's hand-over and workers: newest wins, never out of order, never a wait on the loop.
     .testTarget(name: "PreviewTests", dependencies: ["Preview", "Imaging", "JPEGCodec", "KioskCore", "Scaling", "V4L2Codec"]),
     // Where raw pictures sit in a codec's buffers (the board's vicodec test drives the rest).
     .testTarget(name: "V4L2CodecTests", dependencies: ["V4L2Codec"]),
-    // libcamera's adapter: format choice and plane maps with fakes; the real shim on the host's libcamera 0.0.3.
-    .testTarget(name: "LibcameraCameraTests", dependencies: ["LibcameraCamera", "KioskCore"]),
+    // libcamera's adapter: format choice and plane maps, and the capture stream over the fake shim; the real shim on
+    // the host's libcamera 0.0.3.
+    .testTarget(
+      name: "LibcameraCameraTests", dependencies: ["LibcameraCamera", "KioskCore", "Camera", "LibcameraFakes"]),
     .testTarget(name: "CameraRollTests", dependencies: ["CameraRoll", "KioskCore", "LinuxIO"]),
     // The sd_notify sender against a datagram socket of the test's own, as systemd's would be.
     .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "KioskCore"]),

@@ -34,7 +34,8 @@ public struct Config: Sendable, Equatable {
   public struct Camera: Sendable, Equatable {
     /// V4L2 by default, so a configuration written before libcamera existed here behaves as it did.
     public var backend = CameraBackend.v4l2
-    /// `auto` (the first capture device that streams) or a device path: the camera used at start.
+    /// `auto` (the first capture device that streams), a device path, or (backend libcamera or auto) a libcamera
+    /// camera id: the camera used at start.
     public var device = "auto"
     /// Every camera the `camera` button cycles through, in order, when the configuration names more than
     /// one (`device = /dev/video0, /dev/video2`); empty with a single camera.
@@ -45,6 +46,12 @@ public struct Config: Sendable, Equatable {
     /// How the camera is mounted, in degrees clockwise (0, 90, 180, 270): written as EXIF Orientation so
     /// viewers turn the picture upright; the pixels are stored as the sensor reads them.
     public var rotation = 0
+
+    /// A camera named in `[camera] device`: a V4L2 path, or a libcamera camera id, which is a device-tree path
+    /// (`/base/soc/i2c0mux/i2c@1/imx219@10`) or, for a webcam on a PC, an ACPI one (`\_SB_.PCI0-1:1.0-1d6b:0102`).
+    static func isDeviceName(_ name: String) -> Bool {
+      name.hasPrefix("/") || name.hasPrefix("\\")
+    }
   }
   public struct Display: Sendable, Equatable {
     /// `auto` (the first card with a connected connector), `none` (headless), or a card path.

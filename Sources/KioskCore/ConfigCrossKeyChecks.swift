@@ -55,4 +55,20 @@ extension Config {
     }
     return problems
   }
+
+  /// A libcamera camera id (a backslash first, as libcamera names a webcam on a PC, or commas inside, as on a Pi's
+  /// PCIe bus) is no V4L2 device path: under `backend = v4l2` it is refused on the device's line, where the
+  /// fix is either key.
+  static func cameraDeviceBackend(_ config: Config, setOn: [String: Int], refused: Set<String>, file: String)
+    -> [ConfigProblem]
+  {
+    let named = config.camera.cycle.isEmpty ? [config.camera.device] : config.camera.cycle
+    guard config.camera.backend == .v4l2, let line = setOn["camera.device"], !refused.contains("camera.device"),
+      let id = named.first(where: { $0.hasPrefix("\\") || $0.contains(",") })
+    else { return [] }
+    let message =
+      "camera.device: \(id.quotedForMessage) is a libcamera camera id, not a V4L2 device: set [camera] backend = "
+      + "libcamera (or auto), or separate cameras with commas, each a path"
+    return [ConfigProblem(file: file, line: line, message: message)]
+  }
 }

@@ -36,6 +36,7 @@ extension Config {
     problems += reconcileCapabilities(&config, required: seen["capabilities.required"],
       optional: seen["capabilities.optional"], file: file)
     problems += lineConflicts(config, setOn: seen, refused: refused, file: file)
+    problems += cameraDeviceBackend(config, setOn: seen, refused: refused, file: file)
     // Stable: two problems on one line keep the order in which they were found.
     problems = problems.enumerated().sorted { ($0.element.line, $0.offset) < ($1.element.line, $1.offset) }
       .map(\.element)
@@ -50,12 +51,25 @@ extension Config {
         let paths = value.split(separator: ",", omittingEmptySubsequences: false).map { part in
           String(part.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
         }
-        guard paths.count > 1 else { return setPath(&config.camera.device, value, keywords: ["auto"]) }
-        guard paths.allSatisfy({ $0.hasPrefix("/") }), Set(paths).count == paths.count else {
+        guard paths.count > 1 else {
+          guard value == "auto" || Camera.isDeviceName(value) else {
+            return "expected auto, an absolute path, or a libcamera camera id as kioskcam probe lists it, got \(value.quotedForMessage)"
+          }
+          config.camera.device = value
+          return nil
+        }
+        let cycle = paths.allSatisfy(Camera.isDeviceName)
+        if cycle, Set(paths).count == paths.count {
+          config.camera.device = paths[0]
+          config.camera.cycle = paths
+          return nil
+        }
+        // One libcamera id with commas in it: a Pi 4's USB webcam is `/base/scb/pcie@7d500000/pci@0,0/usb@0,0-1:1.0-046d:0825`.
+        // (Only a libcamera backend takes it: the cross-key check refuses it under backend = v4l2.)
+        guard !cycle, value.hasPrefix("/"), !value.contains(" "), !value.contains("\t") else {
           return "expected auto, a path, or different paths separated by commas, got \(value.quotedForMessage)"
         }
-        config.camera.device = paths[0]
-        config.camera.cycle = paths
+        config.camera.device = value
         return nil
       },
       "format": { config, value in setChoice(&config.camera.format, value, ignoringCase: true) },

@@ -1,31 +1,35 @@
 import KioskCore
 import LibcameraCamera
 
+/// A camera libcamera lists that the frame paths can stream from: its description and the format and size chosen.
+struct LibcameraFound: Equatable {
+  let camera: LibcameraCameraInfo
+  let choice: LibcameraStreamChoice
+  /// How the gate says it: libcamera's version, the camera's id and model, the format and size.
+  let evidence: String
+}
+
 /// still-camera and movie-camera through libcamera (`[camera] backend = libcamera`, or `auto` with no V4L2
 /// camera that qualifies): the shim loads, libcamera lists a camera, and it offers a usable format at the size.
 extension CapabilityProbe {
-  /// Why `kioskcam run` does not take a libcamera camera yet: the frames are not wired into the preview,
-  /// still and movie paths (issue 40, stage 2). The probe command shows what the hardware offers regardless.
-  static let libcameraNotStreamed = "streaming from libcamera is not in this build yet (issue 40, stage 2)"
-
-  /// The verdict for `capability` at `size`; `forRun` turns a camera found into a failure with
-  /// `libcameraNotStreamed`, so that the service never passes a camera it cannot open.
+  /// The verdict for `capability` at `size`, and the id of the camera that passed. `report` is the listing:
+  /// a camera manager of its own for `kioskcam probe`, the capture source's one in the service (libcamera
+  /// allows one a process).
   static func libcameraCamera(
-    _ capability: Capability, _ config: Config, size: Size, forRun: Bool,
+    _ capability: Capability, _ config: Config, size: Size,
     report: @autoclosure () -> LibcameraReport = LibcameraReport()
-  ) -> ProbeResult {
-    let verdict = judgeLibcamera(report(), device: config.camera.device, format: config.camera.format, size: size)
-    switch verdict {
-    case .failure(let reason): return .fail(capability, reason.reason)
-    case .success(let evidence):
+  ) -> (result: ProbeResult, id: String?) {
+    switch judgeLibcamera(report(), device: config.camera.device, format: config.camera.format, size: size) {
+    case .failure(let reason): return (.fail(capability, reason.reason), nil)
+    case .success(let found):
       let rate = capability == .movieCamera ? "; frame rate not checked through libcamera" : ""
-      return forRun ? .fail(capability, "\(evidence); \(libcameraNotStreamed)") : .pass(capability, evidence + rate)
+      return (.pass(capability, found.evidence + rate), found.camera.id)
     }
   }
 
   /// Pure: what a libcamera listing means for a camera configured as `device` (auto, or a camera id).
   static func judgeLibcamera(_ report: LibcameraReport, device: String, format: PixelFormat, size: Size)
-    -> Result<String, LibcameraChoiceFailure>
+    -> Result<LibcameraFound, LibcameraChoiceFailure>
   {
     guard let version = report.version else {
       return .failure(LibcameraChoiceFailure(reason: report.problem ?? "libcamera: not loaded"))
@@ -41,7 +45,8 @@ extension CapabilityProbe {
     for camera in candidates {
       let name = "libcamera \(version): \(camera.id) (\(camera.model.isEmpty ? "no model" : camera.model))"
       switch LibcameraStreamChoice.choose(camera, preferring: format, size: size) {
-      case .success(let choice): return .success("\(name): \(choice.format) \(choice.size)")
+      case .success(let choice):
+        return .success(LibcameraFound(camera: camera, choice: choice, evidence: "\(name): \(choice.format) \(choice.size)"))
       case .failure(let failure): reasons.append("\(name): \(failure.reason)")
       }
     }

@@ -9,6 +9,25 @@ import Sound
 import V4L2Codec
 import VideoCodec
 
+/// Where the probe found a camera: a V4L2 node as its probe described it, or a libcamera camera by its id.
+enum FoundCamera {
+  case v4l2(CameraInfo)
+  case libcamera(id: String)
+
+  /// What the camera session opens: the node's path, or libcamera's id.
+  var path: String {
+    switch self {
+    case .v4l2(let info): info.path
+    case .libcamera(let id): id
+    }
+  }
+
+  /// The V4L2 node's description (its zoom control); nil for a libcamera camera.
+  var v4l2: CameraInfo? {
+    if case .v4l2(let info) = self { info } else { nil }
+  }
+}
+
 /// The adapters' side of the capability gate: each probe looks at the hardware and says in words what it found.
 ///
 /// These probes only look (and request a button line just long enough to know it can be had); `KioskService`
@@ -17,10 +36,12 @@ enum CapabilityProbe {
   /// Formats the service turns into stills (MJPEG has no preview yet: the log says so when it streams).
   static let decodedFormats: [PixelFormat] = [.yuyv, .nv12, .mjpeg]
 
-  /// The configured camera (or, for `auto`, the first that qualifies) for stills at `[camera] size`. `forRun`:
-  /// for the service, which can only open V4L2 cameras (a libcamera one fails with the reason).
-  static func stillCamera(_ config: Config, forRun: Bool = false) -> (result: ProbeResult, camera: CameraInfo?) {
-    camera(.stillCamera, config, size: config.camera.size, rate: nil, forRun: forRun)
+  /// The configured camera (or, for `auto`, the first that qualifies) for stills at `[camera] size`.
+  /// `libcamera`: the listing to judge libcamera's cameras by, asked for only when the backend comes to it.
+  static func stillCamera(_ config: Config, libcamera: @autoclosure () -> LibcameraReport = LibcameraReport()) -> (
+    result: ProbeResult, camera: FoundCamera?
+  ) {
+    camera(.stillCamera, config, size: config.camera.size, rate: nil, libcamera: libcamera())
   }
 
   /// The camera for movies: `[movie] size` at `[movie] frame-rate`, as the driver advertises it.
@@ -30,10 +51,12 @@ enum CapabilityProbe {
   /// recorded from), and its buffers' timestamps must show `[movie] frame-rate` (within
   /// `MeasuredRate.tolerance`). `measure: false` is for a camera the service already streams from (a re-probe
   /// after the camera came back), which cannot be opened a second time.
-  static func movieCamera(_ config: Config, measure: Bool = true, forRun: Bool = false) -> ProbeResult {
-    let (advertised, info) = camera(
-      .movieCamera, config, size: config.movie.size, rate: config.movie.frameRate, forRun: forRun)
-    guard measure, advertised.passed, let info else { return advertised }
+  static func movieCamera(
+    _ config: Config, measure: Bool = true, libcamera: @autoclosure () -> LibcameraReport = LibcameraReport()
+  ) -> ProbeResult {
+    let (advertised, found) = camera(
+      .movieCamera, config, size: config.movie.size, rate: config.movie.frameRate, libcamera: libcamera())
+    guard measure, advertised.passed, case .v4l2(let info) = found else { return advertised }
     return measured(advertised, info, config)
   }
 
@@ -67,20 +90,29 @@ enum CapabilityProbe {
 
   /// The backend's verdict: `[camera] backend`, and for `auto` V4L2 first (webcams stay on the path they
   /// always took), then libcamera, with both reasons when neither has a camera.
-  private static func camera(_ capability: Capability, _ config: Config, size: Size, rate: Int?, forRun: Bool) -> (
-    result: ProbeResult, camera: CameraInfo?
-  ) {
+  private static func camera(
+    _ capability: Capability, _ config: Config, size: Size, rate: Int?,
+    libcamera report: @autoclosure () -> LibcameraReport
+  ) -> (result: ProbeResult, camera: FoundCamera?) {
+    func libcamera() -> (result: ProbeResult, camera: FoundCamera?) {
+      let (result, id) = libcameraCamera(capability, config, size: size, report: report())
+      return (result, id.map { .libcamera(id: $0) })
+    }
+    func v4l2() -> (result: ProbeResult, camera: FoundCamera?) {
+      let (result, info) = v4l2Camera(capability, config, size: size, rate: rate)
+      return (result, info.map { .v4l2($0) })
+    }
     switch config.camera.backend {
     case .v4l2:
-      return v4l2Camera(capability, config, size: size, rate: rate)
+      return v4l2()
     case .libcamera:
-      return (libcameraCamera(capability, config, size: size, forRun: forRun), nil)
+      return libcamera()
     case .auto:
-      let v4l2 = v4l2Camera(capability, config, size: size, rate: rate)
-      guard !v4l2.result.passed else { return v4l2 }
-      let libcamera = libcameraCamera(capability, config, size: size, forRun: forRun)
-      guard !libcamera.passed else { return (libcamera, nil) }
-      return (.fail(capability, "V4L2: \(v4l2.result.evidence); \(libcamera.evidence)"), nil)
+      let first = v4l2()
+      guard !first.result.passed else { return first }
+      let second = libcamera()
+      guard !second.result.passed else { return second }
+      return (.fail(capability, "V4L2: \(first.result.evidence); \(second.result.evidence)"), nil)
     }
   }
 
@@ -273,7 +305,7 @@ enum CapabilityProbe {
       case .modeButton: results.append(button(.mode, config).result)
       case .cameraRoll: results.append(cameraRoll(config))
       case .flash: results.append(flash(config).result)
-      case .zoom: results.append(zoom(config, camera: stillCamera(config).camera))
+      case .zoom: results.append(zoom(config, camera: stillCamera(config).camera?.v4l2))
       case .h264Encoder: results.append(h264Encoder(config).result)
       case .microphone: results.append(microphone(config).result)
       }

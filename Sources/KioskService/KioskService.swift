@@ -85,7 +85,8 @@ public final class KioskService {
     let loopCPU = LoopCPU()
     let camera = try CameraSession(
       config: config, opened: startup.camera, path: startup.cameraPath,
-      movieCameraWanted: gate.role(of: .movieCamera) != .unused, loopCPU: loopCPU, loop: loop, post: post)
+      movieCameraWanted: gate.role(of: .movieCamera) != .unused, loopCPU: loopCPU, source: startup.cameraSource,
+      loop: loop, post: post)
     let display = DisplaySession(
       config: config, card: startup.display, overlay: startup.overlay, wanted: gate.role(of: .display) != .unused,
       buffers: ScreenSink.displayBuffers(for: config), loop: loop, post: post)

@@ -15,8 +15,10 @@ import VideoCodec
 struct Startup {
   var capabilities: CapabilityMonitor
   var settings: KioskSettings
-  var camera: CameraStream?
+  var camera: (any CaptureStream)?
   var cameraPath: String
+  /// Where the camera session opens cameras again: the backend the still camera was found through.
+  var cameraSource: any CaptureSource
   var buttons: [PanelLines]
   var flashLamp: PanelLines?
   /// The H.264 encoder the probe chose: a V4L2 one it tried, else x264 at the preset that holds the rate.
@@ -32,16 +34,21 @@ struct Startup {
     var probed: [ProbeResult] = []
     func wanted(_ capability: Capability) -> Bool { gate.role(of: capability) != .unused }
 
-    if wanted(.movieCamera) { probed.append(CapabilityProbe.movieCamera(config, forRun: true)) }
+    // Asked for its listing only when the backend comes to libcamera; then its camera manager is the process's.
+    let libcamera = LibcameraCaptureSource()
+    if wanted(.movieCamera) { probed.append(CapabilityProbe.movieCamera(config, libcamera: libcamera.report())) }
     var cameraInfo: CameraInfo?
     cameraPath = config.camera.device
+    // A still camera missing at start is looked for again through the configured backend (`auto`: V4L2).
+    cameraSource = config.camera.backend == .libcamera ? libcamera as any CaptureSource : V4L2CaptureSource()
     if wanted(.stillCamera) {
-      var (result, found) = CapabilityProbe.stillCamera(config, forRun: true)
-      cameraInfo = found
+      var (result, found) = CapabilityProbe.stillCamera(config, libcamera: libcamera.report())
       if let found {
+        cameraInfo = found.v4l2
         cameraPath = found.path
+        if case .libcamera = found { cameraSource = libcamera } else { cameraSource = V4L2CaptureSource() }
         do {
-          camera = try CameraSession.open(found.path, config.camera)
+          camera = try cameraSource.open(found.path, config.camera)
         } catch {
           result = .fail(.stillCamera, "\(error)")
         }

@@ -70,7 +70,7 @@ public struct LibcameraCameraInfo: Encodable, Sendable, Equatable {
   }
 
   /// A DRM fourcc's four characters, lowest byte first.
-  static func fourccText(_ code: UInt32) -> String {
+  public static func fourccText(_ code: UInt32) -> String {
     String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: code >> ($0 * 8)) }, as: UTF8.self)
   }
 }

@@ -16,18 +16,27 @@ public struct LibcameraReport: Encodable, Sendable, Equatable {
     self.cameras = cameras
   }
 
-  /// Opens a camera manager for as long as the listing takes.
+  /// Opens a camera manager for as long as the listing takes: for a process that has none (`kioskcam probe`).
   public init(_ library: Result<LibcameraLibrary, LibcameraUnavailable> = LibcameraLibrary.shared) {
     switch library {
     case .failure(let unavailable):
       self.init(version: nil, library: nil, problem: unavailable.description, cameras: [])
     case .success(let library):
       do {
-        let cameras = try LibcameraManager(library).cameras()
-        self.init(version: library.version, library: library.path, problem: nil, cameras: cameras)
+        self.init(listing: try LibcameraManager(library))
       } catch {
         self.init(version: library.version, library: library.path, problem: "libcamera: \(error)", cameras: [])
       }
+    }
+  }
+
+  /// What `manager`, already running, lists now: for the process that keeps one (libcamera allows one a process).
+  public init(listing manager: LibcameraManager) {
+    let library = manager.library
+    do {
+      self.init(version: library.version, library: library.path, problem: nil, cameras: try manager.cameras())
+    } catch {
+      self.init(version: library.version, library: library.path, problem: "libcamera: \(error)", cameras: [])
     }
   }
 

@@ -16,6 +16,9 @@ public struct LibcameraFrame: ~Copyable {
   /// False when libcamera reports the frame as failed: its bytes are not a picture.
   public let complete: Bool
   public let bytesUsed: [Int]
+  /// controls::ExposureTime in microseconds and controls::AnalogueGain, where the pipeline reports them.
+  public let exposureMicroseconds: Int?
+  public let analogueGain: Float?
 }
 
 /// One acquired libcamera camera streaming one viewfinder stream into mmapped buffers. The eventfd is watched
@@ -64,38 +67,44 @@ public final class LibcameraStream {
   /// Readable when a frame completed or the camera went away; the stream owns it.
   public var descriptor: FileDescriptor { FileDescriptor(rawValue: api.kioskcam_lc_camera_eventfd(handle)) }
 
-  /// Starts the camera and queues every buffer.
-  public func start() throws(CameraError) {
-    try LibcameraCall.check { api.kioskcam_lc_camera_start(handle, $0, $1) }
+  /// Starts the camera and queues every buffer; `frameRate` > 0 fixes the frame duration where the camera
+  /// lets it be set (controls::FrameDurationLimits), 0 leaves the pipeline's.
+  public func start(frameRate: Int = 0) throws(CameraError) {
+    try LibcameraCall.check { api.kioskcam_lc_camera_start(handle, UInt32(max(0, frameRate)), $0, $1) }
     for index in 0..<granted.buffer_count { try queue(Int(index), crop: nil) }
   }
 
+  /// The next completed frame, nil when none is waiting; `.unplugged` once the camera went away.
   public func dequeue() throws(CameraError) -> LibcameraFrame? {
     var frame = kioskcam_lc_frame()
-    var message = [CChar](repeating: 0, count: LibcameraCall.messageSize)
-    let status = api.kioskcam_lc_camera_dequeue(handle, &frame, &message, message.count)
+    let status = try LibcameraCall.status(passing: [-EAGAIN]) { api.kioskcam_lc_camera_dequeue(handle, &frame, $0, $1) }
     if status == -EAGAIN { return nil }
-    guard status == 0 else {
-      throw LibcameraCall.error(status: status, message: message.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
-    }
     let used = withUnsafeBytes(of: frame.bytes_used) { raw in
       raw.bindMemory(to: UInt32.self).prefix(Int(frame.plane_count)).map(Int.init)
     }
     return LibcameraFrame(
       index: Int(frame.index), sequence: frame.sequence, timestampNanoseconds: frame.timestamp_ns,
       sensorTimestamp: frame.sensor_timestamp != 0, complete: frame.status == UInt32(KIOSKCAM_LC_FRAME_SUCCESS),
-      bytesUsed: used)
+      bytesUsed: used, exposureMicroseconds: frame.exposure_us >= 0 ? Int(frame.exposure_us) : nil,
+      analogueGain: frame.analogue_gain > 0 ? frame.analogue_gain : nil)
   }
 
   /// The frame's planes, each cut to the bytes libcamera filled.
   public func withPlanes<Result>(of frame: borrowing LibcameraFrame, _ body: ([UnsafeRawBufferPointer]) -> Result)
     -> Result
   {
-    let planes = buffers.planes[frame.index]
-    return body(
-      zip(planes, frame.bytesUsed + Array(repeating: Int.max, count: max(0, planes.count - frame.bytesUsed.count)))
-        .map { UnsafeRawBufferPointer(rebasing: $0[..<min($0.count, $1)]) })
+    body(planes(ofBuffer: frame.index, used: frame.bytesUsed))
   }
+
+  /// Buffer `index`'s planes, each cut to `used` (a plane with no count is whole).
+  func planes(ofBuffer index: Int, used: [Int]) -> [UnsafeRawBufferPointer] {
+    buffers.planes[index].enumerated().map { plane, bytes in
+      UnsafeRawBufferPointer(rebasing: bytes[..<min(bytes.count, plane < used.count ? used[plane] : bytes.count)])
+    }
+  }
+
+  /// Buffer `index`'s planes whole, as mapped: where they lie relative to each other.
+  func mappedPlanes(ofBuffer index: Int) -> [UnsafeRawBufferPointer] { buffers.planes[index] }
 
   /// Gives the frame back to libcamera, cropped on the sensor's side to `crop` (controls::ScalerCrop) when given.
   public func requeue(_ frame: consuming LibcameraFrame, crop: (x: Int, y: Int, width: Int, height: Int)? = nil)
@@ -104,7 +113,8 @@ public final class LibcameraStream {
     try queue(frame.index, crop: crop)
   }
 
-  private func queue(_ index: Int, crop: (x: Int, y: Int, width: Int, height: Int)?) throws(CameraError) {
+  /// Queues buffer `index` (at start, or again after its frame was dequeued).
+  func queue(_ index: Int, crop: (x: Int, y: Int, width: Int, height: Int)?) throws(CameraError) {
     if let crop {
       var rectangle = kioskcam_lc_rect(
         x: Int32(crop.x), y: Int32(crop.y), width: UInt32(crop.width), height: UInt32(crop.height))

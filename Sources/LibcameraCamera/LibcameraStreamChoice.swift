@@ -3,14 +3,15 @@ import KioskCore
 /// Which of a libcamera camera's viewfinder formats and sizes the kiosk streams: pure, so the probe's verdict
 /// and the stream's configuration are the same choice and are tested without a camera.
 public struct LibcameraStreamChoice: Sendable, Equatable {
-  /// libcamera's name of the format (NV12, YUV420, MJPEG, YUYV).
+  /// libcamera's name of the format (NV12, MJPEG, YUYV).
   public let format: String
   public let fourcc: String
   public let size: Size
 
   /// libcamera's names of the formats the preview, still and movie paths take, most wanted first after the
-  /// configured one: NV12 and YUV420 are what a Pi's ISP gives, MJPEG and YUYV what a UVC webcam gives.
-  public static let usable = ["NV12", "YUV420", "MJPEG", "YUYV"]
+  /// configured one: NV12 is what a Pi's ISP gives, MJPEG and YUYV what a UVC webcam gives. Not YUV420, though
+  /// the ISP offers it too: its three planes fit none of the frame paths, which read NV12 as one run of bytes.
+  public static let usable = ["NV12", "MJPEG", "YUYV"]
 
   /// `[camera] format` in libcamera's spelling.
   public static func name(of format: PixelFormat) -> String {

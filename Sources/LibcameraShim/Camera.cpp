@@ -24,6 +24,7 @@ void kioskcam_lc_camera::drain() {
 void kioskcam_lc_camera::completed(Request *request) {
   kioskcam_lc_frame frame{};
   frame.index = static_cast<uint32_t>(request->cookie());
+  frame.exposure_us = -1;
   if (request->status() == Request::RequestCancelled) {
     frame.status = KIOSKCAM_LC_FRAME_CANCELLED;
   } else if (!request->buffers().empty()) {
@@ -40,6 +41,9 @@ void kioskcam_lc_camera::completed(Request *request) {
     std::optional<int64_t> sensor = request->metadata().get(controls::SensorTimestamp);
     frame.sensor_timestamp = sensor.has_value();
     frame.timestamp_ns = sensor ? static_cast<uint64_t>(*sensor) : metadata.timestamp;
+    // For the still's EXIF ExposureTime and its record: the values this frame was taken with, not the ones asked.
+    frame.exposure_us = request->metadata().get(controls::ExposureTime).value_or(-1);
+    frame.analogue_gain = request->metadata().get(controls::AnalogueGain).value_or(0.0f);
   } else {
     frame.status = KIOSKCAM_LC_FRAME_ERROR;
   }
@@ -148,8 +152,9 @@ extern "C" int kioskcam_lc_camera_configure(kioskcam_lc_camera *handle, uint32_t
       handle->requests.push_back(std::move(request));
     }
     handle->queued.assign(buffers.size(), false);
+    bool full = wanted.colorSpace && wanted.colorSpace->range == ColorSpace::Range::Full;
     *granted = {wanted.pixelFormat.fourcc(), wanted.size.width, wanted.size.height, wanted.stride, wanted.frameSize,
-                static_cast<uint32_t>(buffers.size())};
+                static_cast<uint32_t>(buffers.size()), full ? 1 : 0};
     return 0;
   });
 }
@@ -171,10 +176,17 @@ extern "C" int kioskcam_lc_buffer_planes(kioskcam_lc_camera *handle, uint32_t in
 
 extern "C" int kioskcam_lc_camera_eventfd(kioskcam_lc_camera *handle) { return handle->eventfd; }
 
-extern "C" int kioskcam_lc_camera_start(kioskcam_lc_camera *handle, char *error, size_t size) {
+extern "C" int kioskcam_lc_camera_start(kioskcam_lc_camera *handle, uint32_t frame_rate, char *error, size_t size) {
   return kioskcam_lc_guarded(error, size, [&] {
     if (!handle->stream) return kioskcam_lc_fail(error, size, -EINVAL, "libcamera: start before configure");
-    if (int status = handle->camera->start(); status < 0)
+    ControlList startControls(handle->camera->controls());
+    // Left to itself the pipeline picks the frame duration, and a Pi's exposure control may lengthen frames in
+    // low light: a movie would get fewer frames than `[camera] frame-rate` asks.
+    if (frame_rate > 0 && handle->camera->controls().count(controls::FrameDurationLimits.id()) > 0) {
+      const int64_t frame[2] = {1000000 / frame_rate, 1000000 / frame_rate};
+      startControls.set(controls::FrameDurationLimits, Span<const int64_t, 2>(frame));
+    }
+    if (int status = handle->camera->start(&startControls); status < 0)
       return kioskcam_lc_fail(error, size, status, std::string("libcamera: start: ") + std::strerror(-status));
     handle->started = true;
     return 0;

@@ -60,7 +60,7 @@ private let noList = "expected capability names separated by commas, or none"
     Malformed("[camera]\nframe-rate =", (2, "camera.frame-rate: expected a whole number, got ''")),
     Malformed(
       "[camera]\nframe-rate = 30# no space", (2, "camera.frame-rate: expected a whole number, got '30# no space'")),
-    Malformed("[camera]\ndevice = video0", (2, "camera.device: expected auto, an absolute path, got 'video0'")),
+    Malformed("[camera]\ndevice = video0", (2, "camera.device: expected auto, an absolute path, or a libcamera camera id as kioskcam probe lists it, got 'video0'")),
     // [display]
     Malformed("[display]\ndevice = hdmi", (2, "display.device: expected auto, none, an absolute path, got 'hdmi'")),
     Malformed("[display]\nrotation = -90", (2, "display.rotation: expected 0, 90, 180 or 270, got '-90'")),

@@ -13,7 +13,7 @@ import Testing
     scalerCrop: true, autofocus: false)
 
   func judge(_ report: LibcameraReport, device: String = "auto") -> Result<String, LibcameraChoiceFailure> {
-    CapabilityProbe.judgeLibcamera(report, device: device, format: .yuyv, size: Self.size)
+    CapabilityProbe.judgeLibcamera(report, device: device, format: .yuyv, size: Self.size).map(\.evidence)
   }
 
   @Test func aMissingShimIsTheReason() {
@@ -38,14 +38,35 @@ import Testing
         == .failure(LibcameraChoiceFailure(reason: "libcamera v0.4.0: no camera /base/soc/i2c0mux/i2c@0/imx708@1a: has /base/soc/i2c0mux/i2c@1/imx219@10")))
   }
 
-  @Test func theServiceIsToldItCannotStreamFromLibcameraYet() {
+  @Test func theServiceIsGivenTheCameraThatPassedByItsId() {
     var config = Config()
     config.camera.backend = .libcamera
     let report = LibcameraReport(version: "v0.4.0", library: nil, problem: nil, cameras: [Self.sensor])
-    let probe = CapabilityProbe.libcameraCamera(.stillCamera, config, size: Self.size, forRun: false, report: report)
-    #expect(probe.passed)
-    let run = CapabilityProbe.libcameraCamera(.stillCamera, config, size: Self.size, forRun: true, report: report)
-    #expect(!run.passed)
-    #expect(run.evidence.hasSuffix(CapabilityProbe.libcameraNotStreamed))
+    let (result, found) = CapabilityProbe.stillCamera(config, libcamera: report)
+    #expect(result.passed)
+    guard case .libcamera(let id) = found else {
+      Issue.record("the verdict came from libcamera: \(String(describing: found))")
+      return
+    }
+    #expect(id == Self.sensor.id)
+  }
+
+  @Test func underAutoALibcameraIdFailsOnV4L2AndPassesThroughLibcamera() {
+    var config = Config()
+    config.camera.backend = .auto
+    config.camera.device = Self.sensor.id
+    let report = LibcameraReport(version: "v0.4.0", library: nil, problem: nil, cameras: [Self.sensor])
+    // The id is no V4L2 node, so V4L2 fails on it and libcamera is asked.
+    let (result, found) = CapabilityProbe.stillCamera(config, libcamera: report)
+    #expect(result.passed && found?.path == Self.sensor.id && found?.v4l2 == nil)
+  }
+
+  @Test func noCameraThroughLibcameraIsAFailureWithTheReason() {
+    var config = Config()
+    config.camera.backend = .libcamera
+    let report = LibcameraReport(version: "v0.4.0", library: nil, problem: nil, cameras: [])
+    let (result, found) = CapabilityProbe.stillCamera(config, libcamera: report)
+    #expect(!result.passed && found == nil)
+    #expect(result.evidence == "libcamera v0.4.0: lists no camera")
   }
 }

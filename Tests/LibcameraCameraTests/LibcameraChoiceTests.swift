@@ -23,9 +23,16 @@ import Testing
     #expect(choice == LibcameraStreamChoice(format: "YUYV", fourcc: "YUYV", size: Size(width: 640, height: 480)))
   }
 
-  @Test func otherwiseNV12BeforeYUV420BeforeMJPEG() throws {
+  @Test func otherwiseNV12BeforeMJPEGAndNeverYUV420() throws {
     let sensor = try LibcameraStreamChoice.choose(Self.imx708, preferring: .yuyv, size: Size(width: 1920, height: 1080)).get()
     #expect(sensor.format == "NV12")
+    // The ISP offers YUV420 first; its three planes fit no frame path, so a camera offering only it has nothing.
+    let yuv420Only = LibcameraCameraInfo(
+      id: Self.imx708.id, model: "imx708", location: "back", formats: [Self.imx708.formats[0]], scalerCrop: true,
+      autofocus: true)
+    #expect(
+      LibcameraStreamChoice.choose(yuv420Only, preferring: .nv12, size: Size(width: 640, height: 480))
+        == .failure(LibcameraChoiceFailure(reason: "none of NV12 MJPEG YUYV at 640x480 (offers YUV420 64x64-4608x2592)")))
     let webcam = try LibcameraStreamChoice.choose(Self.webcam, preferring: .nv12, size: Size(width: 1280, height: 720)).get()
     #expect(webcam.format == "MJPEG")
   }
@@ -36,7 +43,7 @@ import Testing
       result
         == .failure(
           LibcameraChoiceFailure(
-            reason: "none of MJPEG NV12 YUV420 YUYV at 1920x1080 (offers MJPEG 640x480 1280x720, YUYV 640x480)")))
+            reason: "none of MJPEG NV12 YUYV at 1920x1080 (offers MJPEG 640x480 1280x720, YUYV 640x480)")))
   }
 
   @Test func aRangeTakesAnySizeBetweenItsEnds() {

@@ -40,6 +40,9 @@ udevadm trigger --action=add --subsystem-match=gpio
 udevadm settle
 
 install -m 0755 "$binary" /usr/bin/kioskcam
+# The libcamera backend's shim, where an installed kioskcam looks for it; make release leaves it beside the binary.
+shim=$(dirname "$binary")/libkioskcam-libcamera.so
+if [ -f "$shim" ]; then install -D -m 0644 "$shim" /usr/lib/kioskcam/libkioskcam-libcamera.so; fi
 install -m 0644 "$overlay/usr/lib/systemd/system/kioskcam.service" /usr/lib/systemd/system/
 install -d -m 0755 /etc/kioskcam /etc/kioskcam/ssh
 sed -e 's|@ROLL@|/var/lib/kioskcam/roll|' "$repo/board/virtual/kioskcam.conf" > /etc/kioskcam/kioskcam.conf

@@ -3,7 +3,7 @@ import KioskCore
 import LinuxIO
 
 /// What the camera session needs of a capture stream: buffers out and back, the stream's format, its zoom
-/// control. `CameraStream` (V4L2) is the real one; the unit tests script their own.
+/// control. `CameraStream` (V4L2) and `LibcameraCaptureStream` are the real ones; the unit tests script their own.
 protocol CaptureStream: AnyObject {
   var path: String { get }
   /// The driver's name for the device: the still's EXIF Model.
@@ -33,15 +33,26 @@ protocol CaptureSource {
 }
 
 /// The cameras V4L2 has, found and opened as the capability probe finds and opens them.
+///
+/// Under `backend = auto` it looks at V4L2 alone: the service keeps the backend its camera came from at start,
+/// and a libcamera camera found on a retry could not be opened here.
 struct V4L2CaptureSource: CaptureSource {
   func open(_ path: String, _ settings: Config.Camera) throws(CameraError) -> any CaptureStream {
     try CameraSession.open(path, settings)
   }
 
   func find(_ config: Config) -> (result: ProbeResult, path: String?) {
-    let (result, info) = CapabilityProbe.stillCamera(config, forRun: true)
-    return (result, info?.path)
+    let (result, found) = CapabilityProbe.stillCamera(Self.v4l2Only(config))
+    return (result, found?.path)
   }
 
-  func movieCamera(_ config: Config) -> ProbeResult { CapabilityProbe.movieCamera(config, measure: false, forRun: true) }
+  func movieCamera(_ config: Config) -> ProbeResult {
+    CapabilityProbe.movieCamera(Self.v4l2Only(config), measure: false)
+  }
+
+  private static func v4l2Only(_ config: Config) -> Config {
+    var config = config
+    config.camera.backend = .v4l2
+    return config
+  }
 }

@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 // Bumped whenever a function or struct below changes: the loader refuses a library of another ABI.
-#define KIOSKCAM_LC_ABI 1
+#define KIOSKCAM_LC_ABI 2
 #define KIOSKCAM_LC_MAX_PLANES 4
 #define KIOSKCAM_LC_MAX_FORMATS 16
 #define KIOSKCAM_LC_MAX_SIZES 32
@@ -66,6 +66,9 @@ typedef struct {
   uint32_t stride;
   uint32_t frame_size;
   uint32_t buffer_count;
+  // The stream's colour space says full-range YCbCr (a Pi's ISP gives sYCC, full range, for the viewfinder);
+  // 0 for limited or not said, which is V4L2's default for YCbCr.
+  int32_t full_range;
 } kioskcam_lc_stream;
 
 // One plane of one buffer: a dmabuf the caller maps (several planes often share one fd at offsets).
@@ -87,10 +90,15 @@ typedef struct {
   uint32_t sequence;
   uint32_t plane_count;
   uint32_t bytes_used[KIOSKCAM_LC_MAX_PLANES];
-  // controls::SensorTimestamp (ns, CLOCK_BOOTTIME as the kernel stamps a sensor's frames), else the buffer's
-  // own timestamp; `sensor_timestamp` says which.
+  // controls::SensorTimestamp in ns, else the buffer's own timestamp; `sensor_timestamp` says which. libcamera
+  // documents CLOCK_BOOTTIME, but its pipelines (uvcvideo, simple, rpi) copy the V4L2 buffer's timestamp, which
+  // the kernel takes on CLOCK_MONOTONIC, the clock of the GPIO edges (and BOOTTIME only differs after a suspend).
   uint64_t timestamp_ns;
   int32_t sensor_timestamp;
+  // From the request's metadata where the pipeline reports them (a Pi's IPA does; uvcvideo does not):
+  // controls::ExposureTime in microseconds, -1 when not reported; controls::AnalogueGain, 0 when not reported.
+  int32_t exposure_us;
+  float analogue_gain;
 } kioskcam_lc_frame;
 
 int kioskcam_lc_abi(void);
@@ -118,7 +126,9 @@ int kioskcam_lc_buffer_planes(kioskcam_lc_camera *camera, uint32_t index, kioskc
                               uint32_t *plane_count, char *error, size_t error_size);
 // Readable when a frame completed or the camera went away; owned by the camera (never close it).
 int kioskcam_lc_camera_eventfd(kioskcam_lc_camera *camera);
-int kioskcam_lc_camera_start(kioskcam_lc_camera *camera, char *error, size_t error_size);
+// Starts streaming; `frame_rate` > 0 fixes the frame duration (controls::FrameDurationLimits) where the camera
+// has that control, 0 leaves the pipeline's default.
+int kioskcam_lc_camera_start(kioskcam_lc_camera *camera, uint32_t frame_rate, char *error, size_t error_size);
 // Queues buffer `index` (first time or again after a dequeue), cropped to `crop` when not NULL.
 int kioskcam_lc_camera_queue(kioskcam_lc_camera *camera, uint32_t index, const kioskcam_lc_rect *crop,
                              char *error, size_t error_size);
