@@ -1,6 +1,9 @@
 // The camera manager and what each camera offers: the probe's half of the shim.
 #include <atomic>
+#include <csignal>
 #include <cstring>
+
+#include <pthread.h>
 
 #include "Shim.h"
 
@@ -49,7 +52,15 @@ extern "C" int kioskcam_lc_manager_create(kioskcam_lc_manager **result, char *er
       return kioskcam_lc_fail(error, size, -EBUSY, "libcamera: one camera manager a process, and one exists");
     auto handle = std::make_unique<kioskcam_lc_manager>();
     handle->manager = std::make_unique<CameraManager>();
-    if (int status = handle->manager->start(); status < 0) {
+    // libcamera's threads (the manager's, and every one it starts) inherit this mask and so never take the
+    // process's signals: kioskcam reads SIGTERM from a signalfd, which works only while no thread leaves it
+    // unblocked; one that did would be killed by it, and the service with it, without a clean stop.
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &previous);
+    int status = handle->manager->start();
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    if (status < 0) {
       handle.reset();
       managerExists = false;
       return kioskcam_lc_fail(error, size, status, std::string("libcamera: camera manager start: ") + std::strerror(-status));
@@ -83,8 +94,10 @@ extern "C" int kioskcam_lc_camera_describe(kioskcam_lc_manager *handle, uint32_t
     copy(info->model, sizeof info->model, properties.get(properties::Model).value_or(""));
     info->location = properties.get(properties::Location).value_or(-1);
     const ControlInfoMap &controls = camera.controls();
-    info->has_scaler_crop = controls.count(controls::ScalerCrop.id()) > 0;
-    info->has_af_trigger = controls.count(controls::AfTrigger.id()) > 0;
+    // find, not count: a pipeline's map is made with libcamera's whole list of controls as its id map, and
+    // count(id) asks only that list (so every camera "had" every control; the board's webcam has none).
+    info->has_scaler_crop = controls.find(controls::ScalerCrop.id()) != controls.end();
+    info->has_af_trigger = controls.find(controls::AfTrigger.id()) != controls.end();
     describeFormats(camera, info);
     return 0;
   });
