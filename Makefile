@@ -19,14 +19,15 @@ MAKE_START := $(shell date +%s.%N)
 # Overlay: the console font it draws with (console-setup-linux), read at run time, and zlib to gunzip it.
 # Movies: libx264 for H.264, libavcodec for their AAC sound and review's H.264 decoding, and Debian's chromium,
 # which plays them in the tests as a browser would (and drives the front panel in the front panel test).
-# libcamera-dev (0.0.3): the libcamera backend's shim library is built against it.
+# libcamera-dev (0.0.3): the libcamera backend's shim library is built against it; libcamera-tools: cam, libcamera's
+# own view of the board's webcam in the device tests.
 DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-dev \
   qemu-system-x86 linux-image-amd64 linux-headers-amd64 linux-source-6.1 busybox-static \
   v4l-utils gpiod libdrm-tests socat xz-utils bc flex bison libelf-dev kmod make gcc \
   libimage-exiftool-perl jpeginfo libjpeg-turbo-progs ffmpeg \
   systemd shellcheck pyflakes3 openssh-server rsync \
   libyuv-dev zlib1g-dev console-setup-linux libavcodec-dev libavutil-dev libx264-dev chromium \
-  libasound2-dev alsa-utils libcamera-dev \
+  libasound2-dev alsa-utils libcamera-dev libcamera-tools \
   dmsetup e2fsprogs dosfstools mtools
 
 # The storage tests only make storage-test runs (each minutes on the emulated board; make test runs a sample of
@@ -47,7 +48,7 @@ PI_IMAGE_PACKAGES := debootstrap qemu-system-arm qemu-user-static e2fsprogs xz-u
 # make pi-test's board step: the device tests that drive buttons and lamps on gpio-sim, run with the libgpiod 2 build.
 PI_BUTTON_TESTS := Controls|theTallyLampIsLitExactlyWhileRecording|aFlashStillIsTakenInTheLampsLight|theCameraButtonCyclesThroughTheConfiguredCameras|buttonsWhoseChipGoesAwayAreLetGoAndRequestedAgain|aFlashMissingAtStartStaysOffUntilRestart|pressesGiveConsecutiveFilesThatPeersValidate|aMissingOptionalModeButtonIsLoggedOnceAndStillsAreTaken|aMissingFlashLampIsOffWhenOptionalAndFatalWhenRequired|probeJSONDescribesTheBoardsDevices
 
-.PHONY: all deps pi-deps build release check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-image pi-image-test pi-modules clean
+.PHONY: all deps pi-deps build release libcamera-shim check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-image pi-image-test pi-modules clean
 
 all: build
 
@@ -172,6 +173,14 @@ run: deps release
 screenshot:
 	$(BOARD) screendump $(BOARD_DIR)/screen.png
 	@echo "$(BOARD_DIR)/screen.png"
+
+## libcamera-shim: the libcamera backend's shim alone, built by the C++ compiler against pkg-config's libcamera, on
+## a machine without Swift: a Pi on Raspberry Pi OS, whose libcamera is not Debian's (docs/cameras.md). Made:
+## .build/libcamera-shim/libkioskcam-libcamera.so, to put beside kioskcam or in /usr/lib/kioskcam.
+libcamera-shim:
+	mkdir -p .build/libcamera-shim
+	$(CXX) -std=c++17 -O2 -shared -fPIC -ISources/LibcameraShim/include -o .build/libcamera-shim/libkioskcam-libcamera.so \
+	  Sources/LibcameraShim/*.cpp $$(pkg-config --cflags --libs libcamera)
 
 ## pi: kioskcam for a Raspberry Pi (aarch64, Debian 13 / Raspberry Pi OS trixie), from Debian packages only: a
 ## trixie build root and an arm64 sysroot (cached in .build/pi, remade when their package lists change),
