@@ -179,10 +179,12 @@ extern "C" int kioskcam_lc_camera_eventfd(kioskcam_lc_camera *handle) { return h
 extern "C" int kioskcam_lc_camera_start(kioskcam_lc_camera *handle, uint32_t frame_rate, char *error, size_t size) {
   return kioskcam_lc_guarded(error, size, [&] {
     if (!handle->stream) return kioskcam_lc_fail(error, size, -EINVAL, "libcamera: start before configure");
-    ControlList startControls(handle->camera->controls());
+    const ControlInfoMap &available = handle->camera->controls();
+    ControlList startControls(available);
     // Left to itself the pipeline picks the frame duration, and a Pi's exposure control may lengthen frames in
-    // low light: a movie would get fewer frames than `[camera] frame-rate` asks.
-    if (frame_rate > 0 && handle->camera->controls().count(controls::FrameDurationLimits.id()) > 0) {
+    // low light: a movie would get fewer frames than `[camera] frame-rate` asks. find, not count: count asks
+    // libcamera's whole list of controls, not this camera's (Manager.cpp).
+    if (frame_rate > 0 && available.find(controls::FrameDurationLimits.id()) != available.end()) {
       const int64_t frame[2] = {1000000 / frame_rate, 1000000 / frame_rate};
       startControls.set(controls::FrameDurationLimits, Span<const int64_t, 2>(frame));
     }

@@ -22,4 +22,15 @@ struct BoardDeviceTests {
       ($0 as NSString).lastPathComponent.hasPrefix(".")
     }
   }
+
+  /// Waits for "Camera not available" on the screen, the words in the console font, white on dark grey, compared
+  /// pixel by pixel with the font's own bitmaps; fails with the words that never matched.
+  func expectCameraNotAvailableOnScreen() throws {
+    var wordsMissing = ["no screendump yet"]
+    try Board.waitFor("the Camera not available screen") {
+      wordsMissing = OverlayText.messageMismatches(in: try Board.screendump(), "Camera not available", background: (48, 48, 48))
+      return wordsMissing.isEmpty
+    }
+    #expect(wordsMissing.isEmpty, "\(wordsMissing)")
+  }
 }

@@ -87,14 +87,7 @@ extension BoardDeviceTests {
         "v4l2-ctl -d /dev/video0 -c disconnect=1 || exit 2; for i in $(seq 600); do rmmod vivid 2>/dev/null && exit 0; sleep 0.05; done; exit 1")
       try #require(removed.status == 0, "disconnect and rmmod: \(removed.stderr)")
       try Board.waitFor("the camera-lost log line") { try Board.logs("reprobe").contains("kioskcam: camera lost: /dev/video0") }
-      // The words in the console font, white on dark grey, compared pixel by pixel with the font's own bitmaps.
-      var wordsMissing = ["no screendump yet"]
-      try Board.waitFor("the Camera not available screen") {
-        wordsMissing = OverlayText.messageMismatches(
-          in: try Board.screendump(), "Camera not available", background: (48, 48, 48))
-        return wordsMissing.isEmpty
-      }
-      #expect(wordsMissing.isEmpty, "\(wordsMissing)")
+      try expectCameraNotAvailableOnScreen()
       let log = try Board.logs("reprobe")
       #expect(log.contains("kioskcam: still-camera (required) lost: /dev/video0"))
       #expect(log.contains("kioskcam: media types now: none"))

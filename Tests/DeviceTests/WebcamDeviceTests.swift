@@ -276,12 +276,7 @@ extension BoardDeviceTests {
       try press("webcam-pull", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
       try Board.unplugWebcam()
       try Board.waitFor("the camera-lost log line") { try Board.logs("webcam-pull").contains("kioskcam: camera lost: \(Board.webcamLink)") }
-      var wordsMissing = ["no screendump yet"]
-      try Board.waitFor("the Camera not available screen") {
-        wordsMissing = OverlayText.messageMismatches(in: try Board.screendump(), "Camera not available", background: (48, 48, 48))
-        return wordsMissing.isEmpty
-      }
-      #expect(wordsMissing.isEmpty, "\(wordsMissing)")
+      try expectCameraNotAvailableOnScreen()
       #expect(try Board.status()["screen"] as? String == "Camera not available")
 
       let node = try Board.plugWebcam()
