@@ -63,7 +63,7 @@ extension BoardDeviceTests {
       _ = try startRecording(name)
       try Board.waitFor("the first frame") { try Board.logs(name).contains("movie first frame") }
       Thread.sleep(forTimeInterval: 2)
-      let delay = try pullTheCard(name)
+      let delay = try pullTheCard(name).sinceSwap
       print(String(format: "card pulled while recording: storage lost %.2f s after the swap was done", delay))
       #expect(delay <= 2.0, "Storage not available within 2 s of the pull")
       // `status` answers while the card is gone; "Save failed" (the recording's last write) may hold the
@@ -77,15 +77,19 @@ extension BoardDeviceTests {
       try putTheCardBack(name)
       try Board.waitFor("the cut-off recording published") { try Board.logs(name).contains("kioskcam: movie \(movie) recovered") }
 
-      var delays: [Double] = []
+      // Nothing recording, nothing writes: the service hears the card go from the mount table. Each delay runs
+      // from the mount gone from every namespace (the harness's own unmount took 0.8-2.5 s of a slow guest's
+      // time after the swap, which is not the service's) to the service's check.
+      var delays: [(sinceSwap: Double, sinceUnmount: Double)] = []
       for _ in 1...5 {
         delays.append(try pullTheCard(name))
         try Board.waitFor("Storage not available on screen") { try Board.status()["screen"] as? String == "Storage not available" }
         try putTheCardBack(name)
       }
-      print("card pulled five times, nothing recording: storage lost " + delays.map { String(format: "%.2f s", $0) }.joined(separator: ", ")
-        + " after the swap was done")
-      #expect(delays.allSatisfy { $0 <= 2.0 }, "Storage not available within 2 s of each pull: \(delays)")
+      print("card pulled five times, nothing recording: storage lost "
+        + delays.map { String(format: "%.2f s", $0.sinceSwap) }.joined(separator: ", ") + " after the swap was done, "
+        + delays.map { String(format: "%.2f s", $0.sinceUnmount) }.joined(separator: ", ") + " after the unmount")
+      #expect(delays.allSatisfy { $0.sinceUnmount <= 2.0 }, "Storage not available within 2 s of each unmount: \(delays)")
     }
     let kept = try expectCardRoll(["DCIM/100KIOSK/IMG_0001.JPG", movie], movie: movie)
     print("card pulled: the movie kept \(kept.frames) frames, \(kept.seconds) s")
@@ -94,12 +98,13 @@ extension BoardDeviceTests {
 
   /// Pulls the card (guest-card.sh pull) and waits for the kiosk to see it gone: the seconds from the swap
   /// done (the guest's clock) to the kiosk's check.
-  func pullTheCard(_ name: String) throws -> Double {
+  func pullTheCard(_ name: String) throws -> (sinceSwap: Double, sinceUnmount: Double) {
     let lost = storageChecks("lost", in: try Board.logs(name)).count
     let pulled = try Card.card("pull").split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-    try #require(pulled.count == 2, "\(pulled)")
+    try #require(pulled.count == 3, "\(pulled)")
     try Board.waitFor("the card seen gone") { storageChecks("lost", in: try Board.logs(name)).count > lost }
-    return storageChecks("lost", in: try Board.logs(name))[lost] - pulled[1]
+    let seen = storageChecks("lost", in: try Board.logs(name))[lost]
+    return (seen - pulled[1], seen - pulled[2])
   }
 
   /// Puts the card back as a user does (fsck, mount) after a pull or `remount`'s unmount, and waits for the

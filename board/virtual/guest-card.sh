@@ -152,13 +152,15 @@ heal)
     ;;
 pull)
     # The card gone: every I/O fails, and the mount point goes as an automounter takes it away. Prints the
-    # guest's clock (CLOCK_MONOTONIC seconds, as the service logs its checks) before and after the swap: the
-    # device went between the two. `read` is a builtin: forking in a loaded guest took seconds.
+    # guest's clock (CLOCK_MONOTONIC seconds, as the service logs its checks) before and after the swap (the
+    # device went between the two), and once the mount is gone from every namespace (what the service hears).
+    # `read` is a builtin: forking in a loaded guest took seconds.
     read -r before _ < /proc/uptime
     table "0 $CARD error"
     read -r after _ < /proc/uptime
-    echo "$before $after"
     unmount_everywhere -l
+    read -r unmounted _ < /proc/uptime
+    echo "$before $after $unmounted"
     ;;
 remount)
     # A failing card made healthy as a user does it: taken out and put back (or the board rebooted). A write
