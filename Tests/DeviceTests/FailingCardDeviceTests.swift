@@ -96,8 +96,8 @@ extension BoardDeviceTests {
     #expect(kept.recovered && kept.frames > 0)
   }
 
-  /// Pulls the card (guest-card.sh pull) and waits for the kiosk to see it gone: the seconds from the swap
-  /// done (the guest's clock) to the kiosk's check.
+  /// Pulls the card (guest-card.sh pull) and waits for the kiosk to see it gone: the seconds to the kiosk's check
+  /// from the swap done and from the mount gone from every namespace (both on the guest's clock).
   func pullTheCard(_ name: String) throws -> (sinceSwap: Double, sinceUnmount: Double) {
     let lost = storageChecks("lost", in: try Board.logs(name)).count
     let pulled = try Card.card("pull").split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
