@@ -23,12 +23,13 @@ struct BoardDeviceTests {
     }
   }
 
-  /// Waits for "Camera not available" on the screen, the words in the console font, white on dark grey, compared
-  /// pixel by pixel with the font's own bitmaps; fails with the words that never matched.
-  func expectCameraNotAvailableOnScreen() throws {
+  /// Waits for `message` on the screen (a device's or the card's "not available"), the words in the console font,
+  /// white on dark grey, compared pixel by pixel with the font's own bitmaps; fails with the words that never
+  /// matched.
+  func expectMessageOnScreen(_ message: String) throws {
     var wordsMissing = ["no screendump yet"]
-    try Board.waitFor("the Camera not available screen") {
-      wordsMissing = OverlayText.messageMismatches(in: try Board.screendump(), "Camera not available", background: (48, 48, 48))
+    try Board.waitFor("\(message) on screen") {
+      wordsMissing = OverlayText.messageMismatches(in: try Board.screendump(), message, background: (48, 48, 48))
       return wordsMissing.isEmpty
     }
     #expect(wordsMissing.isEmpty, "\(wordsMissing)")

@@ -87,7 +87,7 @@ extension BoardDeviceTests {
         "v4l2-ctl -d /dev/video0 -c disconnect=1 || exit 2; for i in $(seq 600); do rmmod vivid 2>/dev/null && exit 0; sleep 0.05; done; exit 1")
       try #require(removed.status == 0, "disconnect and rmmod: \(removed.stderr)")
       try Board.waitFor("the camera-lost log line") { try Board.logs("reprobe").contains("kioskcam: camera lost: /dev/video0") }
-      try expectCameraNotAvailableOnScreen()
+      try expectMessageOnScreen("Camera not available")
       let log = try Board.logs("reprobe")
       #expect(log.contains("kioskcam: still-camera (required) lost: /dev/video0"))
       #expect(log.contains("kioskcam: media types now: none"))

@@ -115,16 +115,6 @@ extension BoardDeviceTests {
     try Board.waitFor("the card back") { storageChecks("back", in: try Board.logs(name)).count > back }
   }
 
-  /// "Storage not available" drawn on the screen, read back by the board (the font's own bitmaps).
-  func expectStorageNotAvailableOnScreen() throws {
-    var mismatches = ["no screendump yet"]
-    try Board.waitFor("the words on screen") {
-      mismatches = OverlayText.messageMismatches(in: try Board.screendump(), "Storage not available", background: (0x30, 0x30, 0x30))
-      return mismatches.isEmpty
-    }
-    #expect(mismatches.isEmpty, "\(mismatches)")
-  }
-
   /// The still is published and whole, and only its record's append fails (the records file's last block
   /// fails writes; the still's own blocks do not): the card is not available all the same, and back once put
   /// back. The still is left without a record; the delete below takes it away.
@@ -136,7 +126,7 @@ extension BoardDeviceTests {
     #expect(try visibleOnCard() == ["IMG_0001.JPG", "IMG_0002.JPG"], "the still itself is published")
     let whole = try Board.run("jpeginfo -c \(Card.mount)/DCIM/100KIOSK/IMG_0002.JPG")
     #expect(whole.status == 0, "\(whole.stdout)")
-    try expectStorageNotAvailableOnScreen()
+    try expectMessageOnScreen("Storage not available")
     print("failing record (flakey under sectors \(block.trimmingCharacters(in: .whitespacesAndNewlines))): "
       + "\(try Board.logs(name).split(separator: "\n").filter { $0.contains("record of") || $0.contains("storage lost") }.last ?? "")")
     try putTheCardBack(name, remount: true)
@@ -151,7 +141,7 @@ extension BoardDeviceTests {
     try Card.card("fail")
     try Board.click("shutter")
     try Board.waitFor("the delete to fail") { try Board.logs(name).contains("the card failed a delete write") }
-    try expectStorageNotAvailableOnScreen()
+    try expectMessageOnScreen("Storage not available")
     try putTheCardBack(name, remount: true)
     try pressMode(name) { $0 == "live still" }
     try toReview(name, expecting: "reviewing DCIM/100KIOSK/IMG_0002.JPG 1 / 2")
@@ -199,7 +189,7 @@ extension BoardDeviceTests {
     #expect(try Board.logs(name).contains("kioskcam: save failed: "))
     #expect(try visibleOnCard() == ["IMG_0001.JPG"], "nothing visible from the failed save")
     try Board.waitFor("the card failed") { try Board.logs(name).contains("kioskcam: screen: Storage not available") }
-    try expectStorageNotAvailableOnScreen()
+    try expectMessageOnScreen("Storage not available")
     try Board.click("shutter")
     try Board.waitFor("the press refused") { try Board.logs(name).contains("shutter refused: storage not available") }
     print("failing card: \(try Board.logs(name).split(separator: "\n").filter { $0.contains("save failed") || $0.contains("storage lost") })")

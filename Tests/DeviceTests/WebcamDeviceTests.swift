@@ -147,12 +147,7 @@ extension BoardDeviceTests {
       #expect(frame.size == "1280x720" && frame.zoom == 100)
       try expectTheWebcamsFrameNearest(pressedAt, in: frame, service: "webcam-still")
       let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: still)))
-      let exiftool = try Board.host(["/usr/bin/exiftool", "-validate", "-warning", "-a", "-s", still])
-      #expect(exiftool.stdout == "Validate                        : OK\n", "\(exiftool.stdout)")
-      let jpeginfo = try Board.host(["/usr/bin/jpeginfo", "-c", still])
-      #expect(jpeginfo.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(jpeginfo.stdout)")
-      let markers = try Board.host(["/usr/bin/exiftool", "-s3", "-Make", "-Model", "-ImageSize", still])
-      #expect(markers.stdout == "kioskcam\nBoard Webcam: Board Webcam\n1280x720\n", "\(markers.stdout)")
+      try expectAWebcamStill(still, size: "1280x720")
       #expect(Self.topLevelMarkers(bytes).contains(0xC4), "Huffman tables added: \(Self.topLevelMarkers(bytes))")
 
       // Zoom: 1.0 steps to 4.0x make three steps on the control (100..500: 233, 367, 500), then digital.
@@ -189,6 +184,17 @@ extension BoardDeviceTests {
       let walked = Array(requests.drop { $0 == 100 })
       #expect(walked == values + [100], "\(requests)")
     }
+  }
+
+  /// A still of the board's webcam as exiftool and jpeginfo read it: EXIF valid, the JPEG whole, made by kioskcam
+  /// with the webcam's name as Model, at `size`.
+  func expectAWebcamStill(_ still: String, size: String) throws {
+    let exiftool = try Board.host(["/usr/bin/exiftool", "-validate", "-warning", "-a", "-s", still])
+    #expect(exiftool.stdout == "Validate                        : OK\n", "\(exiftool.stdout)")
+    let jpeginfo = try Board.host(["/usr/bin/jpeginfo", "-c", still])
+    #expect(jpeginfo.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(jpeginfo.stdout)")
+    let tags = try Board.host(["/usr/bin/exiftool", "-s3", "-Make", "-Model", "-ImageSize", still])
+    #expect(tags.stdout == "kioskcam\nBoard Webcam: Board Webcam\n\(size)\n", "\(tags.stdout)")
   }
 
   /// The marker of each segment before the scan (SOI's successors), walked by their lengths.
@@ -291,7 +297,7 @@ extension BoardDeviceTests {
       try press("webcam-pull", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
       try Board.unplugWebcam()
       try Board.waitFor("the camera-lost log line") { try Board.logs("webcam-pull").contains("kioskcam: camera lost: \(Board.webcamLink)") }
-      try expectCameraNotAvailableOnScreen()
+      try expectMessageOnScreen("Camera not available")
       #expect(try Board.status()["screen"] as? String == "Camera not available")
 
       let node = try Board.plugWebcam()
