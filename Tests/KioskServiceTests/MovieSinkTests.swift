@@ -78,6 +78,23 @@ import Testing
     #expect(posted.events.isEmpty, "\(posted.events)")
   }
 
+  /// SIGTERM a moment after a stop: the service goes only once the movie stopped is published and its record
+  /// (appended after the publish) written.
+  @Test func aMovieStoppedJustBeforeTheServiceStopsIsPublishedAndRecordedFirst() throws {
+    defer { bench.removeFolder() }
+    let roll = try CameraRoll(root: root, suffix: "KIOSK")
+    frames.ring = (1...6).map(frame)
+    let movies = sink(roll)
+    movies.start(at: frame(1).timestamp)
+    for n in UInt32(1)...6 { movies.record(frame(n)) }
+    movies.stop(at: frame(7).timestamp)
+    movies.finishAtExit()
+    let listed = CameraRoll.list(root: root).map(\.file)
+    #expect(listed.count == 1 && listed[0].hasSuffix(".MOV"), "\(listed)")
+    let records = CameraRoll.readRecords(root: root)
+    #expect(listed.allSatisfy { records[$0]?.mediaType == "movie" }, "records: \(records)")
+  }
+
   @Test func withoutACameraStreamingTheStartFailsAtOnce() throws {
     defer { bench.removeFolder() }
     let roll = try CameraRoll(root: root, suffix: "KIOSK")

@@ -218,11 +218,14 @@ final class MovieSink: MovieDriver {
     }
   }
 
-  /// Stopped by a signal while recording: the movie is finished and published before the service goes.
+  /// Stopped by a signal: the movie being recorded is finished and published, and one stopped just before
+  /// (still being finished on the recorder's threads) is published and recorded, before the service goes: its
+  /// record is appended after the publish, so leaving at once could lose it.
   func finishAtExit() {
+    opener.sync {}
+    defer { finishing.wait() }
     guard let opening = current else { return }
     current = nil
-    opener.sync {}
     guard let recorder = opening.recorder.withLock({ $0 }) else { return }
     hand(waiting, to: recorder)
     waiting = []
