@@ -41,8 +41,10 @@ public final class MovieFrames {
     while decoded < number {
       decoded += 1
       let sample = try read(samples[decoded])
-      let pixels = try decoder.decode(sample) { view in (view.width, view.height, DecodedPictures.xrgb(view)) }
-      if decoded == number, let pixels {
+      // Only the frame asked for is turned into XRGB: the ones before it are decoded for their references.
+      let wanted = decoded == number
+      let pixels = try decoder.decode(sample) { view in wanted ? (view.width, view.height, DecodedPictures.xrgb(view)) : nil }
+      if wanted, let pixels = pixels ?? nil {
         picture = XRGBImage(width: pixels.0, height: pixels.1, denominator: 1, pixels: pixels.2)
       }
     }

@@ -43,8 +43,10 @@ extension BoardDeviceTests {
   }
 
   /// IMG_0001 a green 4000x3000 photo; IMG_0002 an H.264 MP4 at 1280x720 and 30 fps, yellow for 1 s, then
-  /// magenta for 9 s (ffmpeg's libx264): long enough for screendumps to see it while the status requests load
-  /// the board (with 3 s, whole make test runs on slow days timed out waiting for magenta while playing).
+  /// magenta for 14 s (ffmpeg's libx264): long enough for screendumps to see it while the status requests load
+  /// the board, and for a player that falls behind the clock to show it. A player that chased the due frame
+  /// through every frame before it (and turned each into XRGB) fell further behind with each request under
+  /// that load: yellow for all of this movie's 15 s, and seen only at the last moment of a 10 s one.
   func makeLoopRoll(_ roll: String) throws {
     let folder = "\(roll)/DCIM/100KIOSK"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -54,7 +56,7 @@ extension BoardDeviceTests {
     ])
     try ffmpeg([
       "-f", "lavfi", "-i", "color=c=0xFFFF00:s=1280x720:r=30:d=1", "-f", "lavfi", "-i",
-      "color=c=0xFF00FF:s=1280x720:r=30:d=9", "-filter_complex", "[0][1]concat=n=2:v=1", "-pix_fmt", "yuv420p",
+      "color=c=0xFF00FF:s=1280x720:r=30:d=14", "-filter_complex", "[0][1]concat=n=2:v=1", "-pix_fmt", "yuv420p",
       "-c:v", "libx264", "-preset", "ultrafast", "-f", "mp4", "\(folder)/IMG_0002.MP4",
     ])
   }

@@ -46,23 +46,32 @@ extension BoardDeviceTests {
     throws
   {
     let line = "screen: reviewing DCIM/100KIOSK/\(file) \(position)\(playing ? " playing" : "")\n"
+    let asked = Date()
     try Board.waitFor("'\(line.dropLast())' in the log") { try Board.logs(service).contains(line) }
+    let logged = Date().timeIntervalSince(asked)
     var last: (Int, Int, Int) = (-1, -1, -1)
     var text: [String] = ["no screendump"]
-    var seen: [String] = []
+    // What the screendumps showed, in order, each colour with the times (from the wait's start) it was first
+    // and last seen and how often, for the record of a wait that fails.
+    var seen: [(colour: String, first: Double, last: Double, count: Int)] = []
     do {
       try Board.waitFor("\(file) in \(colour) with '\(position)'", seconds: 60) {
         let screen = try Board.screendump()
         last = screen.pixel(640, 400)
         let width = position.unicodeScalars.count * 32
         text = OverlayText.mismatches(in: screen, position, x: 1280 - 25 - width, y: 800 - 25 - 64, scale: 2, background: (0, 0, 0))
-        // What the screendumps showed, in order, for the record of a wait that fails.
-        let entry = "\(last)"
-        if seen.last != entry { seen.append(entry) }
+        let (entry, at) = ("\(last)", Date().timeIntervalSince(asked))
+        if seen.last?.colour == entry { seen[seen.count - 1].last = at; seen[seen.count - 1].count += 1 } else {
+          seen.append((entry, at, at, 1))
+        }
         return near(last, colour) && text.isEmpty
       }
     } catch {
-      throw BoardFailure("\(error); the centre was \(seen.suffix(8).joined(separator: " then ")); screen: \(try lastScreen(service))")
+      let dumps = seen.suffix(8).map { String(format: "%@ %d times from %.1f s to %.1f s", $0.colour, $0.count, $0.first, $0.last) }
+      let tail = (try? Board.logs(service).split(separator: "\n").suffix(8).joined(separator: " | ")) ?? ""
+      throw BoardFailure(
+        "\(error); the log said '\(line.dropLast())' after \(String(format: "%.1f", logged)) s; the centre was "
+          + "\(dumps.joined(separator: ", then ")); screen: \(try lastScreen(service)); the service's last words: \(tail)")
     }
     #expect(near(last, colour), "\(file): centre \(last), want \(colour)")
     #expect(text.isEmpty, "\(text)")

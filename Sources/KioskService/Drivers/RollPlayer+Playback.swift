@@ -35,6 +35,18 @@ extension RollPlayer {
     /// next one's.
     let id: Int
 
+    /// The most H.264 frames one request decodes past the one shown (half a second at 30 a second).
+    static let mostDecodedAhead = 15
+
+    /// The frame to ask the decoder for when `due` is due and `shown` is on screen. A Motion-JPEG frame is
+    /// decoded alone: the one due. An H.264 frame needs every one before it: on a board that decodes slower than
+    /// the movie plays, asking for the one due would decode ever longer runs while it moved further away (the
+    /// screen kept the first frame for 8 of a movie's 15 s), so a request stops at most `mostDecodedAhead`
+    /// frames on, and the screen moves on behind the clock.
+    static func next(due: Int, shown: Int, h264: Bool) -> Int {
+      h264 ? min(due, max(0, shown) + mostDecodedAhead) : due
+    }
+
     init(id: Int, path: String, index: MovieIndex, file: String, start: Int64) {
       self.id = id
       self.path = path

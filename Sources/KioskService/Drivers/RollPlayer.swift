@@ -198,8 +198,9 @@ final class RollPlayer: RollPlayerDriver {
     screen.showReview(frame?.0 ?? item.fitted, of: view, title: title, date: item.date)
   }
 
-  /// Asks the viewer queue for the movie's frame due at this moment (skipping any it was too late for:
-  /// always the one due now, and one at a time), then sleeps on the timer until the next one is due.
+  /// Asks the viewer queue for the movie's frame due at this moment (skipping any it was too late for, one
+  /// at a time; an H.264 movie behind the clock at most `Playback.mostDecodedAhead` frames on), then sleeps
+  /// on the timer until the next one is due.
   private func playbackTick() {
     guard let playback, let size = screen.size, let item = shown, item.path == playback.path else { return }
     let samples = playback.index.samples
@@ -213,7 +214,8 @@ final class RollPlayer: RollPlayerDriver {
     while due + 1 < samples.count, samples[due + 1].time <= elapsed { due += 1 }
     if (due != playback.shown || playback.shown < 0) && !playback.decoding {
       playback.decoding = true
-      let (decoder, results, id, number) = (playback.decoder, results, playback.id, due)
+      let number = Playback.next(due: due, shown: playback.shown, h264: playback.index.codec == "avc1")
+      let (decoder, results, id) = (playback.decoder, results, playback.id)
       let (width, height) = (size.width, size.height)
       let orientation = PreviewOrientation(rotation: config.display.rotation, mirror: false)
       viewer.async {
