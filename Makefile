@@ -191,7 +191,7 @@ pi: pi-deps
 
 ## pi-image-root: the Pi image's root file system: Debian 13 arm64 with systemd, sshd, the kernel and kioskcam's
 ## libraries, its maintainer scripts run inside qemu-system-aarch64 (TCG; this host has no binfmt_misc), as
-## .build/pi/image/root.img. About 12 minutes, then cached until its package list changes (board/pi/image-root.sh).
+## .build/pi/image/root.tar. About 20 minutes, then cached until its package list changes (board/pi/image-root.sh).
 pi-image-root:
 	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(PI_IMAGE_PACKAGES)"
 	PI_DIR=$(CURDIR)/.build/pi board/pi/image-root.sh
