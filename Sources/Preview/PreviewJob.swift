@@ -66,9 +66,10 @@ public struct PreviewFit: Hashable, Sendable {
 }
 
 extension Zoom {
-  /// The rectangle of a `width` x `height` picture that the digital zoom keeps; nil at 1.0x.
+  /// The rectangle of a `width` x `height` picture that the digital zoom keeps; nil when nothing is cut (1.0x,
+  /// or a zoom the camera's sensor crop did).
   public func pixelCrop(width: Int, height: Int) -> PixelRect? {
-    guard factor > 100 else { return nil }
+    guard cutsFrames else { return nil }
     let crop = crop(width: width, height: height)
     return PixelRect(x: crop.x, y: crop.y, width: crop.width, height: crop.height)
   }

@@ -166,6 +166,39 @@ import Testing
     #expect(zoom.factor == 100 && zoom.opticalStep == 0, "no digital zoom before the lens's")
   }
 
+  /// A sensor crop (libcamera's ScalerCrop) does the digital steps itself, as far as its range goes: no
+  /// optical steps of its own, EXIF's factor the whole one, and only what lies beyond its range cut from frames.
+  @Test func aSensorCropDoesTheDigitalStepsAndFramesAreCutOnlyBeyondIt() {
+    var zoom = Zoom(maximum: 400, step: 50)
+    zoom.useControl(CameraZoomRange(minimum: 100, maximum: 250, step: 1, kind: .sensorCrop))
+    #expect(zoom.opticalSteps == 0 && zoom.controlValue == 100 && zoom.controlSetting == "sensor crop 1.0x")
+    #expect(zoom.method == "sensor crop to 2.5x, then digital to 4.0x")
+    var seen: [(factor: Int, sensor: Int?, cut: Bool)] = []
+    while zoom.apply(.zoomIn) { seen.append((zoom.factor, zoom.controlValue, zoom.cutsFrames)) }
+    #expect(seen.map(\.factor) == [150, 200, 250, 300, 350, 400], "the digital zoom's own steps")
+    #expect(seen.map(\.sensor) == [150, 200, 250, 250, 250, 250])
+    #expect(seen.map(\.cut) == [false, false, false, true, true, true])
+    #expect(zoom.label == "4.0x" && zoom.digitalLabel == "4.0x", "the whole factor: the picture is 4x")
+    // At 4.0x with 2.5x done on the sensor, a frame is cut by the 1.6x left: 640x360 keeps 400x224.
+    let crop = zoom.crop(width: 640, height: 360)
+    #expect([crop.x, crop.y, crop.width, crop.height] == [120, 68, 400, 224])
+    #expect(zoom.decodeCover(shownWidth: 640, shownHeight: 360) == (1024, 576))
+    _ = zoom.apply(.zoomOut)
+    _ = zoom.apply(.zoomOut)
+    _ = zoom.apply(.zoomOut)
+    let whole = zoom.crop(width: 640, height: 360)
+    #expect(zoom.factor == 250 && !zoom.cutsFrames && [whole.x, whole.y, whole.width, whole.height] == [0, 0, 640, 360])
+    #expect(zoom.decodeCover(shownWidth: 640, shownHeight: 360) == (640, 360), "the camera already zoomed")
+    _ = zoom.apply(.reset)
+    #expect(zoom.controlValue == 100, "back to the widest crop, asked for, not left as it was")
+
+    var wide = Zoom(maximum: 300, step: 100)
+    wide.useControl(CameraZoomRange(minimum: 100, maximum: 5_000, step: 1, kind: .sensorCrop))
+    #expect(wide.method == "sensor crop to 3.0x")
+    while wide.apply(.zoomIn) {}
+    #expect(wide.factor == 300 && wide.controlValue == 300 && !wide.cutsFrames, "never beyond the configured maximum")
+  }
+
   /// 1080p MJPEG shown 640x360: unzoomed a 1/2 DCT scale covers it (960x540); at 2.0x only the centre half
   /// of each side is shown, so the frame must cover 1280x720, which only the whole decode does.
   @Test func aZoomedDecodeCoversTheScreenTimesTheFactor() {

@@ -222,4 +222,24 @@ final class FakeCameras: CaptureSource {
     #expect(session.zoom.controlValue == nil, "digital zoom only from here")
     #expect(streamChanges == changes + 2, "the step and the fall-back both refit the preview")
   }
+
+  /// A libcamera camera that crops on its sensor (ScalerCrop) is set to the whole digital factor as far as its
+  /// range goes: the frames it sends are already zoomed, so a still is cut only by what lies beyond the range,
+  /// and its EXIF factor is the whole one.
+  @Test func aSensorCropTakesTheDigitalZoomAndFramesAreCutOnlyBeyondIt() throws {
+    first.zoomControl = CameraZoomRange(minimum: 100, maximum: 200, step: 1, kind: .sensorCrop)
+    let session = try session { $0.capture.zoomMaximum = 400 }
+    #expect(first.zoomSet == [100], "the widest crop, asked for at open")
+    session.zoom(.zoomIn)
+    session.zoom(.zoomIn)
+    #expect(first.zoomSet == [100, 150, 200])
+    first.fill(1)
+    _ = session.ready(.readable)
+    let sensorOnly = try #require(session.captured(FrameInfo(sequence: 1, timestamp: FakeStream.time(1))))
+    #expect(sensorOnly.crop == nil && sensorOnly.zoomFactor == 200)
+    session.zoom(.zoomIn)
+    #expect(first.zoomSet.last == 200, "the sensor crop stays at its largest")
+    let beyond = try #require(session.captured(FrameInfo(sequence: 1, timestamp: FakeStream.time(1))))
+    #expect(beyond.zoomFactor == 250 && beyond.crop?.width == 6, "8 pixels cut by the 1.25x left: 6")
+  }
 }

@@ -173,7 +173,7 @@ final class CameraSession: CameraDriver, FrameSource {
   func zoom(_ change: ZoomChange) {
     let control = zoom.controlValue
     guard zoom.apply(change) else { return }
-    log("zoom \(zoom.label)" + (zoom.controlValue.map { " (camera control \($0))" } ?? ""))
+    log("zoom \(zoom.label)" + (zoom.controlSetting.map { " (\($0))" } ?? ""))
     if let camera, let value = zoom.controlValue, value != control { setZoomControl(value, on: camera) }
     post(.streamChanged)
   }
