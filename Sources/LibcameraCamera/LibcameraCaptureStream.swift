@@ -16,9 +16,9 @@ public final class LibcameraCaptureStream {
   /// properties::Model, else the id: the still's EXIF Model.
   public let card: String
   public let format: StreamFormat
-  /// Nil: zoom through controls::ScalerCrop needs the sensor's crop bounds, which the shim does not report
-  /// yet, so a libcamera camera zooms digitally, as a webcam without a zoom control does.
-  public let zoomControl: CameraZoomRange? = nil
+  /// The sensor crop (controls::ScalerCrop) as a zoom range, where the pipeline has it (a Pi's does); nil for
+  /// the others, which zoom digitally as a webcam without a zoom control does.
+  public var zoomControl: CameraZoomRange? { sensorCrop?.range }
   /// Frames libcamera completed as failed or cancelled, given back without being lent out.
   public private(set) var failedFrames = 0
 
@@ -28,6 +28,9 @@ public final class LibcameraCaptureStream {
   private(set) var gathered: [[UInt8]?]
   private var controls: (exposure100Microseconds: Int?, gain: Int?) = (nil, nil)
   private var streaming = false
+  private let sensorCrop: SensorCrop?
+  /// The sensor crop every request asks for from now on; nil leaves the pipeline's default.
+  private(set) var crop: (x: Int, y: Int, width: Int, height: Int)?
 
   public init(
     _ manager: LibcameraManager, camera: LibcameraCameraInfo, choice: LibcameraStreamChoice, frameRate: Int,
@@ -45,6 +48,7 @@ public final class LibcameraCaptureStream {
     format = StreamFormat(
       format: pixelFormat, width: Int(granted.width), height: Int(granted.height), bytesPerLine: Int(granted.stride),
       imageSize: Int(granted.frame_size), range: granted.full_range != 0 ? .full : .limited)
+    sensorCrop = SensorCrop(granted)
     let count = Int(granted.buffer_count)
     gathered = Array(repeating: nil, count: count)
     if pixelFormat == .nv12 {
@@ -70,7 +74,7 @@ public final class LibcameraCaptureStream {
   public var descriptor: FileDescriptor { stream.descriptor }
 
   public func start() throws(CameraError) {
-    try stream.start(frameRate: frameRate)
+    try stream.start(frameRate: frameRate, crop: crop)
     streaming = true
   }
 
@@ -79,7 +83,7 @@ public final class LibcameraCaptureStream {
     while let frame = try stream.dequeue() {
       guard frame.complete else {
         failedFrames += 1
-        try stream.requeue(frame)
+        try stream.requeue(frame, crop: crop)
         continue
       }
       let index = frame.index
@@ -118,16 +122,22 @@ public final class LibcameraCaptureStream {
     return body(UnsafeRawBufferPointer(start: base, count: min(buffer.bytesUsed, end - base)))
   }
 
+  /// Gives the buffer back, asking for the zoom's sensor crop: a change reaches the frames of the requests
+  /// queued after it, a few frames later (those libcamera holds keep the crop they were queued with).
   public func requeue(_ buffer: consuming DequeuedBuffer) throws(CameraError) {
-    try stream.queue(buffer.index, crop: nil)
+    try stream.queue(buffer.index, crop: crop)
   }
 
   /// The last good frame's exposure (controls::ExposureTime, in 100 µs) and analogue gain (controls::AnalogueGain,
   /// in hundredths), where the pipeline reports them: a Pi's does, uvcvideo's does not.
   public func exposureAndGain() -> (exposure100Microseconds: Int?, gain: Int?) { controls }
 
+  /// Sets the sensor crop to `value` (a magnification in hundredths, `zoomControl`'s units) for the requests
+  /// queued from now on. 1.0x is asked for as the widest crop, not left out: a pipeline keeps the last
+  /// ScalerCrop it was given.
   public func setZoom(_ value: Int) throws(CameraError) {
-    throw .unsupported("libcamera: \(path): no zoom control (ScalerCrop is not used yet)")
+    guard let sensorCrop else { throw .unsupported("libcamera: \(path): no ScalerCrop") }
+    crop = sensorCrop.rectangle(hundredths: value)
   }
 
   public func stop() {

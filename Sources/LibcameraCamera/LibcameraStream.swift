@@ -67,11 +67,12 @@ public final class LibcameraStream {
   /// Readable when a frame completed or the camera went away; the stream owns it.
   public var descriptor: FileDescriptor { FileDescriptor(rawValue: api.kioskcam_lc_camera_eventfd(handle)) }
 
-  /// Starts the camera and queues every buffer; `frameRate` > 0 fixes the frame duration where the camera
-  /// lets it be set (controls::FrameDurationLimits), 0 leaves the pipeline's.
-  public func start(frameRate: Int = 0) throws(CameraError) {
+  /// Starts the camera and queues every buffer (cropped on the sensor's side to `crop` when given);
+  /// `frameRate` > 0 fixes the frame duration where the camera lets it be set (controls::FrameDurationLimits),
+  /// 0 leaves the pipeline's.
+  public func start(frameRate: Int = 0, crop: (x: Int, y: Int, width: Int, height: Int)? = nil) throws(CameraError) {
     try LibcameraCall.check { api.kioskcam_lc_camera_start(handle, UInt32(max(0, frameRate)), $0, $1) }
-    for index in 0..<granted.buffer_count { try queue(Int(index), crop: nil) }
+    for index in 0..<granted.buffer_count { try queue(Int(index), crop: crop) }
   }
 
   /// The next completed frame, nil when none is waiting; `.unplugged` once the camera went away.

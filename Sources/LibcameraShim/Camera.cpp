@@ -88,6 +88,31 @@ void unconfigure(kioskcam_lc_camera *handle) {
   handle->stream = nullptr;
 }
 
+// controls::ScalerCrop's default and smallest crop for the configuration just made: pipelines set its limits
+// from the sensor mode they chose (a Pi's: the mode's analogue crop, and the default cut to the stream's
+// aspect ratio). Left zero when the camera has no ScalerCrop. A pipeline without a default gives its largest.
+void describeCrop(Camera &camera, kioskcam_lc_stream *granted) {
+  const ControlInfoMap &controls = camera.controls();
+  auto found = controls.find(controls::ScalerCrop.id());
+  if (found == controls.end()) return;
+  const ControlInfo &info = found->second;
+  if (info.min().type() != ControlTypeRectangle || info.max().type() != ControlTypeRectangle) return;
+  Rectangle widest = info.max().get<Rectangle>();
+  if (info.def().type() == ControlTypeRectangle && !info.def().get<Rectangle>().isNull()) widest = info.def().get<Rectangle>();
+  Size smallest = info.min().get<Rectangle>().size();
+  granted->crop_default = {widest.x, widest.y, widest.width, widest.height};
+  granted->crop_minimum = {smallest.width, smallest.height};
+}
+
+// Whether the camera's controls::AfMode offers `mode`.
+bool offersFocus(const ControlInfoMap &available, int32_t mode) {
+  auto found = available.find(controls::AfMode.id());
+  if (found == available.end()) return false;
+  for (const ControlValue &value : found->second.values())
+    if (value.type() == ControlTypeInteger32 && value.get<int32_t>() == mode) return true;
+  return false;
+}
+
 int stop(kioskcam_lc_camera *handle, char *error, size_t size) {
   if (!handle->started) return 0;
   // stop() cancels every queued request synchronously: those completions are dropped, not reported.
@@ -154,7 +179,8 @@ extern "C" int kioskcam_lc_camera_configure(kioskcam_lc_camera *handle, uint32_t
     handle->queued.assign(buffers.size(), false);
     bool full = wanted.colorSpace && wanted.colorSpace->range == ColorSpace::Range::Full;
     *granted = {wanted.pixelFormat.fourcc(), wanted.size.width, wanted.size.height, wanted.stride, wanted.frameSize,
-                static_cast<uint32_t>(buffers.size()), full ? 1 : 0};
+                static_cast<uint32_t>(buffers.size()), full ? 1 : 0, {}, {}};
+    describeCrop(*handle->camera, granted);
     return 0;
   });
 }
@@ -188,6 +214,9 @@ extern "C" int kioskcam_lc_camera_start(kioskcam_lc_camera *handle, uint32_t fra
       const int64_t frame[2] = {1000000 / frame_rate, 1000000 / frame_rate};
       startControls.set(controls::FrameDurationLimits, Span<const int64_t, 2>(frame));
     }
+    // A kiosk's subject walks up to it: continuous autofocus keeps the preview and every frame of the ring sharp,
+    // where a focus sweep at the press (AfTrigger in AfModeAuto) would make the still wait for it.
+    if (offersFocus(available, controls::AfModeContinuous)) startControls.set(controls::AfMode, controls::AfModeContinuous);
     if (int status = handle->camera->start(&startControls); status < 0)
       return kioskcam_lc_fail(error, size, status, std::string("libcamera: start: ") + std::strerror(-status));
     handle->started = true;

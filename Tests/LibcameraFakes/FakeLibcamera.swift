@@ -75,6 +75,9 @@ public final class FakeLibcameraCamera {
   /// What configure grants instead of the format asked (a fourcc as the probe spells it: YU12...).
   public var grantFourcc: String?
   public var grantFullRange = false
+  /// controls::ScalerCrop's default crop and smallest size, as configure reports them (a Pi's sensor); nil:
+  /// the camera has no ScalerCrop.
+  public var scalerCrop: (widest: kioskcam_lc_rect, smallest: kioskcam_lc_size)?
   public var openStatus: CInt = 0
 
   public private(set) var isOpen = false
@@ -82,6 +85,8 @@ public final class FakeLibcameraCamera {
   public private(set) var frameRate: UInt32 = 0
   /// Buffers libcamera holds now, in the order they were queued (the order it completes them in).
   public private(set) var queued: [Int] = []
+  /// The ScalerCrop each queue asked for, in the order of the queues (nil: none).
+  public private(set) var queuedCrops: [kioskcam_lc_rect?] = []
   public private(set) var granted = kioskcam_lc_stream()
   /// Each buffer's planes: the file, where the plane starts in it, and its length.
   public private(set) var planes: [[kioskcam_lc_plane]] = []
@@ -172,7 +177,8 @@ public final class FakeLibcameraCamera {
     }
     granted = kioskcam_lc_stream(
       fourcc: code, width: UInt32(width), height: UInt32(height), stride: UInt32(stride),
-      frame_size: UInt32(lengths.reduce(0, +)), buffer_count: UInt32(count), full_range: grantFullRange ? 1 : 0)
+      frame_size: UInt32(lengths.reduce(0, +)), buffer_count: UInt32(count), full_range: grantFullRange ? 1 : 0,
+      crop_default: scalerCrop?.widest ?? kioskcam_lc_rect(), crop_minimum: scalerCrop?.smallest ?? kioskcam_lc_size())
     planes = []
     for _ in 0..<count {
       var buffer: [kioskcam_lc_plane] = []
@@ -206,11 +212,12 @@ public final class FakeLibcameraCamera {
     return 0
   }
 
-  fileprivate func queue(_ index: Int) -> CInt {
+  fileprivate func queue(_ index: Int, crop: kioskcam_lc_rect?) -> CInt {
     guard index < planes.count else { return -EINVAL }
     // As the real shim refuses it: a buffer given back twice is a bug in the adapter.
     guard !queued.contains(index) else { return -EBUSY }
     queued.append(index)
+    queuedCrops.append(crop)
     return 0
   }
 
@@ -337,7 +344,7 @@ private let fakeTable = kioskcam_lc_api(
   kioskcam_lc_camera_eventfd: { handle in camera(handle).eventfd },
   kioskcam_lc_camera_start: { handle, rate, error, size in camera(handle).start(frameRate: rate) },
   kioskcam_lc_camera_queue: { handle, index, crop, error, size in
-    let status = camera(handle).queue(Int(index))
+    let status = camera(handle).queue(Int(index), crop: crop?.pointee)
     return status == 0 ? 0 : fail(error, size, status, "libcamera: buffer \(index) is queued")
   },
   kioskcam_lc_camera_dequeue: { handle, frame, error, size in

@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 // Bumped whenever a function or struct below changes: the loader refuses a library of another ABI.
-#define KIOSKCAM_LC_ABI 2
+#define KIOSKCAM_LC_ABI 3
 #define KIOSKCAM_LC_MAX_PLANES 4
 #define KIOSKCAM_LC_MAX_FORMATS 16
 #define KIOSKCAM_LC_MAX_SIZES 32
@@ -69,6 +69,10 @@ typedef struct {
   // The stream's colour space says full-range YCbCr (a Pi's ISP gives sYCC, full range, for the viewfinder);
   // 0 for limited or not said, which is V4L2's default for YCbCr.
   int32_t full_range;
+  // controls::ScalerCrop's limits for this configuration, in the sensor's pixel array: the widest crop the
+  // stream shows by default, and the smallest the pipeline takes. Zero sizes when the camera has no ScalerCrop.
+  kioskcam_lc_rect crop_default;
+  kioskcam_lc_size crop_minimum;
 } kioskcam_lc_stream;
 
 // One plane of one buffer: a dmabuf the caller maps (several planes often share one fd at offsets).
@@ -127,9 +131,11 @@ int kioskcam_lc_buffer_planes(kioskcam_lc_camera *camera, uint32_t index, kioskc
 // Readable when a frame completed or the camera went away; owned by the camera (never close it).
 int kioskcam_lc_camera_eventfd(kioskcam_lc_camera *camera);
 // Starts streaming; `frame_rate` > 0 fixes the frame duration (controls::FrameDurationLimits) where the camera
-// has that control, 0 leaves the pipeline's default.
+// has that control, 0 leaves the pipeline's default. A camera that can focus continuously (controls::AfMode
+// offers AfModeContinuous: Camera Module 3) is started so.
 int kioskcam_lc_camera_start(kioskcam_lc_camera *camera, uint32_t frame_rate, char *error, size_t error_size);
-// Queues buffer `index` (first time or again after a dequeue), cropped to `crop` when not NULL.
+// Queues buffer `index` (first time or again after a dequeue), cropped to `crop` (controls::ScalerCrop, in the
+// pixel array's coordinates) when not NULL.
 int kioskcam_lc_camera_queue(kioskcam_lc_camera *camera, uint32_t index, const kioskcam_lc_rect *crop,
                              char *error, size_t error_size);
 // 0 and a frame; -EAGAIN when none is waiting; -ENODEV once the camera went away.
