@@ -151,42 +151,6 @@ public final class CameraStream {
     try device.control("VIDIOC_QBUF", CV4L2_VIDIOC_QBUF(), &request)
   }
 
-  /// Streams until `window` of wall time has passed since the second frame came (at most `limit` in all) and
-  /// returns the timestamps of the frames that came, each buffer given straight back, and when it stopped on
-  /// CLOCK_MONOTONIC (the buffers' clock): what the driver delivers, for a rate measured rather than advertised.
-  ///
-  /// The window runs from the second frame, not from the stream's start, because a rate is judged from the
-  /// second frame on (drivers often hold the first): a window from the start leaves a camera whose second frame
-  /// comes late a span too short to tell its rate from chance (vivid dropping 80% of its frames at random
-  /// measured 9 fps and more over such spans now and then, and passed as a 10 fps camera).
-  public func sampleTimestamps(for window: Duration, atMost limit: Duration) throws(CameraError) -> (
-    stamps: [Instant], end: Instant
-  ) {
-    if !streaming { try start() }
-    defer { stop() }
-    let clock = ContinuousClock()
-    let started = clock.now
-    var end = started + limit
-    var stamps: [Instant] = []
-    while clock.now < end {
-      let left = max(1, Int32((end - clock.now).nanosecondsClamped / 1_000_000))
-      var ready = pollfd(fd: device.raw, events: Int16(POLLIN), revents: 0)
-      guard poll(&ready, 1, left) > 0 else { continue }
-      if ready.revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
-        throw CameraError(SystemCallError("poll", .noDevice), device: path)
-      }
-      // One buffer per wake-up: asking again with none ready makes libv4l2 print an error for EAGAIN.
-      if let buffer = try dequeue() {
-        stamps.append(buffer.info.timestamp)
-        if stamps.count == 2 { end = min(clock.now + window, started + limit) }
-        try requeue(buffer)
-      }
-    }
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return (stamps, Instant(seconds: Int64(now.tv_sec), nanoseconds: Int64(now.tv_nsec)))
-  }
-
   /// The camera's exposure and gain as its controls report them now; nil for a control it does not have.
   /// Exposure is in 100 µs units (V4L2_CID_EXPOSURE_ABSOLUTE); gain is in the driver's own units (V4L2_CID_GAIN).
   public func exposureAndGain() -> (exposure100Microseconds: Int?, gain: Int?) {

@@ -22,10 +22,13 @@ extension CapabilityProbe {
     switch judgeLibcamera(report(), device: config.camera.device, format: config.camera.format, size: size) {
     case .failure(let reason): return (.fail(capability, reason.reason), nil)
     case .success(let found):
-      let rate = capability == .movieCamera ? "; frame rate not checked through libcamera" : ""
+      let rate = capability == .movieCamera ? libcameraRateUnchecked : ""
       return (.pass(capability, found.evidence + rate), found.camera.id)
     }
   }
+
+  /// What a movie-camera verdict from the listing alone says: measuring needs the camera opened.
+  static let libcameraRateUnchecked = "; frame rate not checked through libcamera"
 
   /// Pure: what a libcamera listing means for a camera configured as `device` (auto, or a camera id).
   static func judgeLibcamera(_ report: LibcameraReport, device: String, format: PixelFormat, size: Size)

@@ -44,47 +44,28 @@ enum CapabilityProbe {
     camera(.stillCamera, config, size: config.camera.size, rate: nil, libcamera: libcamera())
   }
 
-  /// The camera for movies: `[movie] size` at `[movie] frame-rate`, as the driver advertises it.
-  ///
-  /// Advertised is not enough: a camera that passes on paper then streams at `[movie] size` for
-  /// `measureWindow` from its second frame (at most `measureLimit`), asked for `[camera] frame-rate` (the rate the service streams at, which movies are
-  /// recorded from), and its buffers' timestamps must show `[movie] frame-rate` (within
-  /// `MeasuredRate.tolerance`). `measure: false` is for a camera the service already streams from (a re-probe
-  /// after the camera came back), which cannot be opened a second time.
+  /// The camera for movies: `[movie] size` at `[movie] frame-rate`, as the driver advertises it, then as it
+  /// delivers (CapabilityProbe+Rate.swift). `libcamera`: the source whose camera manager lists libcamera's
+  /// cameras and opens the one to measure (libcamera allows one manager a process); asked only when the
+  /// backend comes to libcamera.
   static func movieCamera(
-    _ config: Config, measure: Bool = true, libcamera: @autoclosure () -> LibcameraReport = LibcameraReport()
+    _ config: Config, measure: Bool = true, libcamera: LibcameraCaptureSource = LibcameraCaptureSource()
   ) -> ProbeResult {
     let (advertised, found) = camera(
-      .movieCamera, config, size: config.movie.size, rate: config.movie.frameRate, libcamera: libcamera())
-    guard measure, advertised.passed, case .v4l2(let info) = found else { return advertised }
-    return measured(advertised, info, config)
-  }
-
-  static let measureWindow = Duration.seconds(2)
-  /// A camera that has not sent its second frame by then is judged on what came.
-  static let measureLimit = measureWindow * 4
-
-  private static func measured(_ advertised: ProbeResult, _ info: CameraInfo, _ config: Config) -> ProbeResult {
-    let wanted = config.movie.frameRate
-    let name = "\(info.path) (\(info.driver)): \(config.camera.format.fourcc) \(config.movie.size)"
-    do {
-      let stream = try CameraStream(
-        path: info.path, format: config.camera.format, size: config.movie.size, frameRate: config.camera.frameRate)
-      guard stream.format.width == config.movie.size.width, stream.format.height == config.movie.size.height else {
-        return .fail(.movieCamera, "\(name) asked, \(stream.format.width)x\(stream.format.height) granted")
+      .movieCamera, config, size: config.movie.size, rate: config.movie.frameRate, libcamera: libcamera.report())
+    guard measure, advertised.passed, let found else { return advertised }
+    switch found {
+    case .v4l2(let info):
+      let name = "\(info.path) (\(info.driver)): \(config.camera.format.fourcc) \(config.movie.size)"
+      return measured(advertised, name: name, config) { () throws(CameraError) in
+        try CameraStream(
+          path: info.path, format: config.camera.format, size: config.movie.size, frameRate: config.camera.frameRate)
       }
-      let (stamps, end) = try stream.sampleTimestamps(for: measureWindow, atMost: measureLimit)
-      guard let rate = MeasuredRate(timestamps: stamps, end: end) else {
-        return .fail(.movieCamera, "\(name): \(stamps.count) frames in at most \(measureLimit), \(wanted) fps wanted")
-      }
-      let seconds = (Double(rate.span.nanosecondsClamped) / 1e7).rounded() / 100
-      let evidence = "\(name): \(rateText(rate.framesPerSecond)) fps measured over \(seconds) s, \(wanted) fps wanted"
-      return rate.suffices(for: wanted) ? .pass(.movieCamera, evidence) : .fail(.movieCamera, evidence)
-    } catch .busy(let reason) {
-      // `kioskcam probe` beside a running kiosk: the paper check is all that can be had.
-      return .pass(.movieCamera, "\(advertised.evidence); not measured: \(reason)")
-    } catch {
-      return .fail(.movieCamera, "\(name): \(error)")
+    case .libcamera(let id):
+      var settings = config.camera
+      settings.size = config.movie.size
+      let name = String(advertised.evidence.dropLast(advertised.evidence.hasSuffix(libcameraRateUnchecked) ? libcameraRateUnchecked.count : 0))
+      return measured(advertised, name: name, config) { () throws(CameraError) in try libcamera.open(id, settings) }
     }
   }
 

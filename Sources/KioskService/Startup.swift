@@ -36,7 +36,7 @@ struct Startup {
 
     // Asked for its listing only when the backend comes to libcamera; then its camera manager is the process's.
     let libcamera = LibcameraCaptureSource()
-    if wanted(.movieCamera) { probed.append(CapabilityProbe.movieCamera(config, libcamera: libcamera.report())) }
+    if wanted(.movieCamera) { probed.append(CapabilityProbe.movieCamera(config, libcamera: libcamera)) }
     var cameraInfo: CameraInfo?
     cameraPath = config.camera.device
     // A still camera missing at start is looked for again through the configured backend (`auto`: V4L2).

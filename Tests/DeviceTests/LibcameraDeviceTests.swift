@@ -28,6 +28,7 @@ extension BoardDeviceTests {
     let listed = try Board.run("cam --list 2>&1")
     #expect(
       listed.stdout.contains("'Board Webcam: Board Webcam' (\(Self.libcameraWebcam))"), "cam --list: \(listed.stdout)")
+    let sentBefore = try Board.webcamFrames().last?.counter ?? 0
     let probe = try Board.run("\(Board.binary) probe --config \(config)")
     #expect(probe.status == 0, "\(probe.stderr)")
     let libcamera = probe.stdout.components(separatedBy: "\nlibcamera:\n").dropFirst().first ?? ""
@@ -42,8 +43,24 @@ extension BoardDeviceTests {
     #expect(
       verdict?.hasSuffix("ok: libcamera v0.0.3: \(Self.libcameraWebcam) (Board Webcam: Board Webcam): MJPEG 640x360")
         == true, "\(verdict ?? "no still-camera verdict"): \(probe.stdout)")
-    let movie = probe.stdout.split(separator: "\n").first { $0.contains("movie-camera (optional): ") }
-    #expect(movie?.contains("ok: libcamera v0.0.3: ") == true, "\(movie ?? "no movie-camera verdict")")
+    let movie = probe.stdout.split(separator: "\n").first { $0.contains("movie-camera (optional): ") }.map(String.init)
+    #expect(movie?.contains("ok: libcamera v0.0.3: \(Self.libcameraWebcam) (Board Webcam: Board Webcam): MJPEG 640x360: ") == true, "\(movie ?? "no movie-camera verdict")")
+    try expectTheMeasuredRateIsWhatTheWebcamSent(movie ?? "", sentAfter: sentBefore)
+  }
+
+  /// The movie camera's rate, measured through libcamera, against the webcam's own log of what it sent: the
+  /// probe alone streamed it, so the frames sent after `sentAfter` are the ones measured. Never more than
+  /// the webcam sent; a little less is the measurement's end after the last frame, or frames uvcvideo dropped.
+  func expectTheMeasuredRateIsWhatTheWebcamSent(_ verdict: String, sentAfter: Int) throws {
+    let words = verdict.components(separatedBy: " fps measured over ").first?.split(separator: " ")
+    let measured = try #require(words?.last.flatMap { Double($0) }, "no measured rate: \(verdict)")
+    let sent = try Board.webcamFrames().filter { $0.counter > sentAfter }
+    let first = try #require(sent.first, "the webcam sent nothing while the probe measured")
+    let span = (sent.last?.writeStarted ?? first.writeStarted) - first.writeStarted
+    try #require(sent.count >= 3 && span > 0, "\(sent.count) frames sent")
+    let sentRate = Double(sent.count - 1) / span
+    print("libcamera movie camera: \(measured) fps measured, webcam sent \(sent.count) frames at \(String(format: "%.2f", sentRate)) fps")
+    #expect(measured <= sentRate * 1.1 && measured >= sentRate * 0.5, "measured \(measured), sent \(sentRate): \(verdict)")
   }
 
   /// One service streaming the webcam through libcamera: its bars on screen, a still that is the webcam's
@@ -65,6 +82,11 @@ extension BoardDeviceTests {
         return mismatches.isEmpty
       }
       #expect(mismatches.isEmpty, "\(mismatches)")
+      // The start measured the movie camera through the service's one camera manager, then opened the camera
+      // for stills through it: a second manager, or the camera still held, would have left it unmeasured.
+      let capabilities = try Board.status()["capabilities"] as? [[String: Any]] ?? []
+      let movieVerdict = capabilities.first { $0["name"] as? String == "movie-camera" }?["evidence"] as? String ?? ""
+      #expect(movieVerdict.contains(" fps measured over ") && movieVerdict.hasSuffix(", 3 fps wanted"), "\(capabilities)")
 
       let pressedAt = try press("libcamera-webcam", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
       let still = "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"
