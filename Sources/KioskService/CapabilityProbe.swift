@@ -64,7 +64,8 @@ enum CapabilityProbe {
     case .libcamera(let id):
       var settings = config.camera
       settings.size = config.movie.size
-      let name = String(advertised.evidence.dropLast(advertised.evidence.hasSuffix(libcameraRateUnchecked) ? libcameraRateUnchecked.count : 0))
+      let unchecked = advertised.evidence.hasSuffix(libcameraRateUnchecked)
+      let name = String(advertised.evidence.dropLast(unchecked ? libcameraRateUnchecked.count : 0))
       return measured(advertised, name: name, config) { () throws(CameraError) in try libcamera.open(id, settings) }
     }
   }

@@ -50,6 +50,8 @@ struct SensorCrop: Equatable {
     guard factor > 100 else { return widest }
     let width = max(smallest.width, (widest.width * 100 / factor) & ~1)
     let height = max(smallest.height, (widest.height * 100 / factor) & ~1)
-    return (widest.x + (((widest.width - width) / 2) & ~1), widest.y + (((widest.height - height) / 2) & ~1), width, height)
+    let x = widest.x + (((widest.width - width) / 2) & ~1)
+    let y = widest.y + (((widest.height - height) / 2) & ~1)
+    return (x, y, width, height)
   }
 }

@@ -98,7 +98,8 @@ void describeCrop(Camera &camera, kioskcam_lc_stream *granted) {
   const ControlInfo &info = found->second;
   if (info.min().type() != ControlTypeRectangle || info.max().type() != ControlTypeRectangle) return;
   Rectangle widest = info.max().get<Rectangle>();
-  if (info.def().type() == ControlTypeRectangle && !info.def().get<Rectangle>().isNull()) widest = info.def().get<Rectangle>();
+  const ControlValue &preferred = info.def();
+  if (preferred.type() == ControlTypeRectangle && !preferred.get<Rectangle>().isNull()) widest = preferred.get<Rectangle>();
   Size smallest = info.min().get<Rectangle>().size();
   granted->crop_default = {widest.x, widest.y, widest.width, widest.height};
   granted->crop_minimum = {smallest.width, smallest.height};
@@ -216,7 +217,8 @@ extern "C" int kioskcam_lc_camera_start(kioskcam_lc_camera *handle, uint32_t fra
     }
     // A kiosk's subject walks up to it: continuous autofocus keeps the preview and every frame of the ring sharp,
     // where a focus sweep at the press (AfTrigger in AfModeAuto) would make the still wait for it.
-    if (offersFocus(available, controls::AfModeContinuous)) startControls.set(controls::AfMode, controls::AfModeContinuous);
+    if (offersFocus(available, controls::AfModeContinuous))
+      startControls.set(controls::AfMode, controls::AfModeContinuous);
     if (int status = handle->camera->start(&startControls); status < 0)
       return kioskcam_lc_fail(error, size, status, std::string("libcamera: start: ") + std::strerror(-status));
     handle->started = true;
