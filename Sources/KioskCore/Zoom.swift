@@ -195,9 +195,16 @@ public struct Zoom: Sendable, Equatable {
   /// pixels), never empty.
   public func crop(width: Int, height: Int) -> (x: Int, y: Int, width: Int, height: Int) {
     guard cutsFrames else { return (0, 0, width, height) }
-    let sensor = sensorFactor
-    let croppedWidth = max(2, (width * sensor / factor) & ~1)
-    let croppedHeight = max(2, (height * sensor / factor) & ~1)
+    return Self.centredCut(width: width, height: height, keeping: sensorFactor, of: factor)
+  }
+
+  /// The centred part of a `width` x `height` picture whose sides are `keeping`/`of` of the picture's, on even
+  /// coordinates and sizes, never smaller than `minimum`: the frame's crop here, and a sensor crop's rectangle.
+  public static func centredCut(
+    width: Int, height: Int, keeping part: Int, of whole: Int, minimum: (width: Int, height: Int) = (2, 2)
+  ) -> (x: Int, y: Int, width: Int, height: Int) {
+    let croppedWidth = max(minimum.width, (width * part / whole) & ~1)
+    let croppedHeight = max(minimum.height, (height * part / whole) & ~1)
     return (((width - croppedWidth) / 2) & ~1, ((height - croppedHeight) / 2) & ~1, croppedWidth, croppedHeight)
   }
 }

@@ -21,14 +21,14 @@ extension CapabilityProbe {
   ) -> (result: ProbeResult, id: String?) {
     switch judgeLibcamera(report(), device: config.camera.device, format: config.camera.format, size: size) {
     case .failure(let reason): return (.fail(capability, reason.reason), nil)
-    case .success(let found):
-      let rate = capability == .movieCamera ? libcameraRateUnchecked : ""
-      return (.pass(capability, found.evidence + rate), found.camera.id)
+    case .success(let found): return (.pass(capability, found.evidence), found.camera.id)
     }
   }
 
-  /// What a movie-camera verdict from the listing alone says: measuring needs the camera opened.
-  static let libcameraRateUnchecked = "; frame rate not checked through libcamera"
+  /// A movie-camera verdict from the listing alone, which says so: measuring the rate needs the camera opened.
+  static func rateUnchecked(_ listed: ProbeResult) -> ProbeResult {
+    listed.passed ? .pass(.movieCamera, listed.evidence + "; frame rate not checked through libcamera") : listed
+  }
 
   /// Pure: what a libcamera listing means for a camera configured as `device` (auto, or a camera id).
   static func judgeLibcamera(_ report: LibcameraReport, device: String, format: PixelFormat, size: Size)

@@ -53,20 +53,22 @@ enum CapabilityProbe {
   ) -> ProbeResult {
     let (advertised, found) = camera(
       .movieCamera, config, size: config.movie.size, rate: config.movie.frameRate, libcamera: libcamera.report())
-    guard measure, advertised.passed, let found else { return advertised }
+    guard advertised.passed, let found else { return advertised }
     switch found {
     case .v4l2(let info):
+      guard measure else { return advertised }
       let name = "\(info.path) (\(info.driver)): \(config.camera.format.fourcc) \(config.movie.size)"
       return measured(advertised, name: name, config) { () throws(CameraError) in
         try CameraStream(
           path: info.path, format: config.camera.format, size: config.movie.size, frameRate: config.camera.frameRate)
       }
     case .libcamera(let id):
+      guard measure else { return rateUnchecked(advertised) }
       var settings = config.camera
       settings.size = config.movie.size
-      let unchecked = advertised.evidence.hasSuffix(libcameraRateUnchecked)
-      let name = String(advertised.evidence.dropLast(unchecked ? libcameraRateUnchecked.count : 0))
-      return measured(advertised, name: name, config) { () throws(CameraError) in try libcamera.open(id, settings) }
+      return measured(advertised, name: advertised.evidence, config) { () throws(CameraError) in
+        try libcamera.open(id, settings)
+      }
     }
   }
 

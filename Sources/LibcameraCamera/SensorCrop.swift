@@ -7,15 +7,11 @@ import KioskCore
 ///
 /// The zoom is the pipeline's default crop (the widest, at the stream's aspect ratio) shrunk about its centre by
 /// the factor, down to the smallest crop the pipeline takes.
-struct SensorCrop: Equatable {
+struct SensorCrop {
   /// controls::ScalerCrop's default, in the pixel array's coordinates.
   let widest: (x: Int, y: Int, width: Int, height: Int)
   /// Its smallest size.
   let smallest: (width: Int, height: Int)
-
-  static func == (left: SensorCrop, right: SensorCrop) -> Bool {
-    left.widest == right.widest && left.smallest == right.smallest
-  }
 
   /// Nil when a size is zero: the camera has no ScalerCrop.
   init?(widest: (x: Int, y: Int, width: Int, height: Int), smallest: (width: Int, height: Int)) {
@@ -48,10 +44,7 @@ struct SensorCrop: Equatable {
   func rectangle(hundredths: Int) -> (x: Int, y: Int, width: Int, height: Int) {
     let factor = max(100, min(hundredths, maximumHundredths))
     guard factor > 100 else { return widest }
-    let width = max(smallest.width, (widest.width * 100 / factor) & ~1)
-    let height = max(smallest.height, (widest.height * 100 / factor) & ~1)
-    let x = widest.x + (((widest.width - width) / 2) & ~1)
-    let y = widest.y + (((widest.height - height) / 2) & ~1)
-    return (x, y, width, height)
+    let cut = Zoom.centredCut(width: widest.width, height: widest.height, keeping: 100, of: factor, minimum: smallest)
+    return (widest.x + cut.x, widest.y + cut.y, cut.width, cut.height)
   }
 }

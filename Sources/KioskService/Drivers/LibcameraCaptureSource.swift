@@ -72,6 +72,7 @@ final class LibcameraCaptureSource: CaptureSource {
   }
 
   func movieCamera(_ config: Config) -> ProbeResult {
-    CapabilityProbe.libcameraCamera(.movieCamera, config, size: config.movie.size, report: opened ?? report()).result
+    CapabilityProbe.rateUnchecked(
+      CapabilityProbe.libcameraCamera(.movieCamera, config, size: config.movie.size, report: opened ?? report()).result)
   }
 }
