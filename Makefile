@@ -46,9 +46,12 @@ PI_PACKAGES := mmdebstrap qemu-user-static file binutils util-linux ffmpeg pytho
 PI_IMAGE_PACKAGES := debootstrap qemu-system-arm qemu-user-static e2fsprogs xz-utils cpio gzip curl \
   squashfs-tools dosfstools mtools fdisk
 # make pi-test's board step: the device tests that drive buttons and lamps on gpio-sim, run with the libgpiod 2 build.
+# PI_BUTTONS=on-test-board (what .ci/run sets): make test runs these on the board it booted anyway, with the libgpiod 2
+# build, and make pi-test leaves them out; by default make pi-test boots a board of its own for them.
+PI_BUTTONS ?= own-board
 PI_BUTTON_TESTS := Controls|theTallyLampIsLitExactlyWhileRecording|aFlashStillIsTakenInTheLampsLight|theCameraButtonCyclesThroughTheConfiguredCameras|buttonsWhoseChipGoesAwayAreLetGoAndRequestedAgain|aFlashMissingAtStartStaysOffUntilRestart|pressesGiveConsecutiveFilesThatPeersValidate|aMissingOptionalModeButtonIsLoggedOnceAndStillsAreTaken|aMissingFlashLampIsOffWhenOptionalAndFatalWhenRequired|probeJSONDescribesTheBoardsDevices
 
-.PHONY: all deps pi-deps build release libcamera-shim check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-image pi-image-test pi-modules clean
+.PHONY: all deps pi-deps build release libcamera-shim check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-image pi-image-test pi-modules pi-board clean cache-clean cache-test
 
 all: build
 
@@ -100,20 +103,34 @@ board-lint: deps
 	pyflakes3 board/virtual/kioskboard board/virtual/board board/virtual/guest-agent.py board/virtual/sandbox-probe.py \
 	  board/virtual/replay-log-writes.py board/virtual/guest-roll-check.py board/virtual/test-budget.py \
 	  board/virtual/front-panel-test.py board/virtual/play-movie.py board/virtual/webcam.py board/virtual/guest-beeps.py \
-	  board/pi/image-test.py
+	  board/pi/image-test.py board/debian-index.py .ci/budget.py
 
-## check: the tiers that need no board, warm in about a minute: the board's Python and the scripts linted,
-## the build, the unit tests and the file-format tests with their real peers (exiftool, jpeginfo, ffprobe,
+## cache-test: the build cache's own rules (board/cache-test.sh, on a throwaway cache: reuse, a new key for a
+## changed input, a damaged entry found and made again, a failed maker leaving nothing; seconds).
+cache-test:
+	board/cache-test.sh
+
+## check: the tiers that need no board, warm in about a minute: the board's Python and the scripts linted, the
+## build cache's own test, the build, the unit tests and the file-format tests with their real peers (exiftool, jpeginfo, ffprobe,
 ## ffmpeg, Chromium, sshd, shellcheck). Run it after every change; make test before you land one.
-check: deps board-lint
+check: deps board-lint cache-test
 	swift build --build-tests
 	env -u KIOSKCAM_BOARD_DIR swift test --skip-build --skip '^DeviceTests\.BoardDeviceTests'
 
 ## test: every test, one boot (board/virtual/make-test.sh): the board boots while the tests compile and make
 ## check's tests run, then the device tests alone on the board, then the front panel test (make panel-test);
-## last the budget report (the total, each step, the slowest twelve, a warning past 20 minutes).
-test: deps board-lint release
-	@KIOSKCAM_MAKE_START=$(MAKE_START) board/virtual/make-test.sh '$(STORAGE_ONLY)|$(SOUND_ONLY)'
+## last the budget report (the total, each step, the slowest twelve, a warning past 20 minutes). With
+## PI_BUTTONS=on-test-board, make pi-test's button tests run on the same board after the device tests, with the
+## libgpiod 2 build (make pi-board).
+test: deps board-lint cache-test release $(if $(filter on-test-board,$(PI_BUTTONS)),pi-board)
+	@KIOSKCAM_MAKE_START=$(MAKE_START) \
+	  KIOSKCAM_PI_BUTTONS=$(if $(filter on-test-board,$(PI_BUTTONS)),$(CURDIR)/.build/pi/board-kioskcam) \
+	  board/virtual/make-test.sh '$(STORAGE_ONLY)|$(SOUND_ONLY)' '$(PI_BUTTON_TESTS)'
+
+## pi-board: the service as the Pi build makes it (trixie's Swift 6.0.3, libgpiod 2.2) but for x86_64, for the
+## board's button tests: .build/pi/board-kioskcam (board/pi/board-build.sh).
+pi-board: pi-deps
+	board/pi/board-build.sh
 
 ## storage-test: the card's long tests (board/virtual/guest-card.sh, Tests/DeviceTests/*Card*, PowerCut*): stills
 ## and a movie on ext4 and vfat, a failing and a slow card (dm-flakey, dm-delay), and the power cut replayed on
@@ -183,7 +200,7 @@ libcamera-shim:
 	  Sources/LibcameraShim/*.cpp $$(pkg-config --cflags --libs libcamera)
 
 ## pi: kioskcam for a Raspberry Pi (aarch64, Debian 13 / Raspberry Pi OS trixie), from Debian packages only: a
-## trixie build root and an arm64 sysroot (cached in .build/pi, remade when their package lists change),
+## trixie build root and an arm64 sysroot (entries of the build cache, below, linked from .build/pi),
 ## trixie's Swift 6.0.3 and libgpiod 2.2; static Swift runtime, stripped (board/pi/build.sh). Prints its time,
 ## size and the packages it needs on the Pi.
 pi: pi-deps
@@ -191,7 +208,8 @@ pi: pi-deps
 
 ## pi-image-root: the Pi image's root file system: Debian 13 arm64 with systemd, sshd, the kernel and kioskcam's
 ## libraries, its maintainer scripts run inside qemu-system-aarch64 (TCG; this host has no binfmt_misc), as
-## .build/pi/image/root.tar. About 20 minutes, then cached until its package list changes (board/pi/image-root.sh).
+## .build/pi/image/root.tar. About 20 minutes, then reused from the build cache until this script, its package list
+## or a resolved package version changes (board/pi/image-root.sh).
 pi-image-root:
 	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(PI_IMAGE_PACKAGES)"
 	PI_DIR=$(CURDIR)/.build/pi board/pi/image-root.sh
@@ -218,16 +236,20 @@ pi-image-test: pi deps
 
 ## pi-modules: the kernel modules the Pi's image needs that trixie's arm64 kernel does not build (gpio-sim.ko),
 ## cross-built out of tree in the build root for that kernel (its headers, so vermagic and modversions CRCs are
-## its own), into .build/pi/modules; cached (board/pi/build-modules.sh). The kernel is the one trixie's
+## its own), into .build/pi/modules, from the build cache (board/pi/build-modules.sh). The kernel is the one trixie's
 ## linux-image-arm64 names, or PI_KERNEL=RELEASE, or PI_KERNEL=<a lib/modules folder>.
 pi-modules: pi-deps
 	PI_DIR=$(CURDIR)/.build/pi board/pi/build-modules.sh $(if $(PI_KERNEL),-k $(PI_KERNEL))
 
 ## pi-test: the aarch64 binary and unit tests under qemu-aarch64 (board/pi/test.sh), then the board's button
-## and lamp tests on gpio-sim with the service built by 6.0.3 against libgpiod 2 (board/pi/board-build.sh).
+## and lamp tests on gpio-sim with the service built by 6.0.3 against libgpiod 2 (board/pi/board-build.sh), on a
+## board of their own; with PI_BUTTONS=on-test-board make test ran them on its board, and they are left out here.
 pi-test: pi-deps deps board-lint
 	PI_TESTS=1 board/pi/build.sh
 	board/pi/test.sh
+ifeq ($(PI_BUTTONS),on-test-board)
+	@echo "pi-test: the button tests of the libgpiod 2 build ran on make test's board (PI_BUTTONS=on-test-board)"
+else
 	board/pi/board-build.sh
 	@mkdir -p $(BOARD_DIR); $(BOARD) start > $(BOARD_DIR)/start.log 2>&1 & boot=$$!; \
 	swift build --build-tests; built=$$?; wait $$boot; booted=$$?; cat $(BOARD_DIR)/start.log; \
@@ -235,7 +257,15 @@ pi-test: pi-deps deps board-lint
 	@set -o pipefail; KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_BINARY=$(CURDIR)/.build/pi/board-kioskcam \
 	  swift test --skip-build --filter '$(PI_BUTTON_TESTS)' 2>&1 | tee $(BOARD_DIR)/pi-button-test.log; \
 	status=$$?; $(BOARD) stop; exit $$status
+endif
 
 clean:
 	-$(BOARD) stop
 	rm -rf .build
+
+## cache-clean: empties the build cache outside the checkout ($$KIOSKCAM_CACHE, /var/cache/kioskcam by default;
+## board/cache.sh): the trixie build root and sysroot, the Pi image's configured root, the kernel modules, the
+## fetched packages and indexes, each an entry keyed by a hash of everything that makes it. Swift's build folders
+## are never in it (make clean empties those).
+cache-clean:
+	rm -rf "$${KIOSKCAM_CACHE:-/var/cache/kioskcam}"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The first step of the Pi's SD-card image (issue 38): its root file system, Debian 13 ("trixie") arm64 with
-# every package's maintainer scripts run, as an ext4 image cached under $PI_DIR/image (rebuilt only when the
-# package list changes).
+# every package's maintainer scripts run, as an entry of the build cache (board/cache.sh) linked as $PI_DIR/image:
+# keyed by this script, the package list and the exact arm64 versions trixie's index resolves for it now (an
+# edit here, a package added or a point release makes it again).
 #
 # This host has no binfmt_misc, so no arm64 program runs in a chroot here. The packages are unpacked here
 # (debootstrap's first stage) and configured inside an emulated aarch64 machine (qemu-system-aarch64 -M virt,
@@ -10,15 +11,18 @@
 # libc: tried with trixie's proot 5.4 and qemu-user, the guest's stat calls were answered from the host's
 # tree (it saw the host's /usr/bin/true and not its own /debootstrap).
 #
-# Made: $PI_DIR/image/root.tar (the configured root, written by the emulated machine's own GNU tar, so that
+# Made (the entry's content): root.tar (the configured root, written by the emulated machine's own GNU tar, so that
 # owners, set-user-ID bits, hard links and extended attributes are kept as dpkg made them; SSH host keys are not
 # kept: each card makes its own at first boot), $PI_DIR/image/kernel/ (the arm64 kernel and modules it booted
 # with), configure.log.
 set -euo pipefail
 PI_DIR=${PI_DIR:?set PI_DIR}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+export DEBIAN_MIRROR=$MIRROR
 SUITE=trixie
-OUT=$PI_DIR/image
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=board/cache.sh
+. "$here/../cache.sh"
 
 # What kioskcam links on trixie (make pi prints the same list), and the appliance around it.
 # libavcodec61 is opened at run time, for a movie's sound (AAC) and H.264 in review; console-setup-linux has the
@@ -40,18 +44,20 @@ PACKAGES=$(echo $SYSTEM $RUNTIME busybox-static)
 # package has no modules.dep: depmod makes it at install).
 MODULES="lib/crc16 fs/mbcache fs/jbd2/jbd2 crypto/crc32c_generic fs/ext4/ext4 drivers/block/virtio_blk"
 
-wanted="$SUITE arm64 $PACKAGES"
-if [ -f "$OUT/root.tar" ] && [ "$(cat "$OUT/root.packages" 2>/dev/null)" = "$wanted" ]; then
-  echo "pi-image: $OUT/root.tar is current"
-  exit 0
-fi
+# What makes the root besides this script and the packages: the tools that unpack it and the machine that
+# configures it.
+cache_key pi-image-root "file:$here/image-root.sh" "text:$SUITE arm64 $PACKAGES" \
+  "cmd:board/debian-index.py --suite $SUITE --arch arm64 versions --required $PACKAGES" \
+  "cmd:dpkg-query -W debootstrap qemu-system-arm e2fsprogs"
+
+# make_root DIR: the entry's content. (Its body is not indented: its here-documents are the machine's scripts.)
+make_root() {
+OUT=$1
 start=$SECONDS
-rm -rf "$OUT"
-mkdir -p "$OUT"
 tree=$OUT/tree
 echo "pi-image: unpacking trixie arm64 into $tree"
 debootstrap --foreign --arch=arm64 --variant=minbase --include="${PACKAGES// /,}" "$SUITE" "$tree" "$MIRROR" \
-  > "$OUT/unpack.log" 2>&1 || { tail -20 "$OUT/unpack.log"; exit 1; }
+  > "$OUT/unpack.log" 2>&1 || { tail -20 "$OUT/unpack.log"; return 1; }
 # debootstrap points /proc at the host's for a chroot; the emulated machine mounts its own there.
 rm -f "$tree/proc"
 mkdir -p "$tree/proc"
@@ -126,6 +132,7 @@ rm -rf "$tree"
 truncate -s 3G "$OUT/root.tar"
 echo "pi-image: unpacked in $((SECONDS - start)) s; configuring in qemu-system-aarch64 (TCG, about 20 minutes)"
 configure=$SECONDS
+[ -z "${KIOSKCAM_BOOT_LOG:-}" ] || echo "emulated Pi (configuring the image's root)" >> "$KIOSKCAM_BOOT_LOG"
 # The kernel's mitigations are off in this throwaway machine: with KASLR, trixie's kernel forces page table
 # isolation, and under TCG each switch of the translation table's ASID (twice a system call) empties QEMU's
 # whole TLB. Its disks ignore flushes (cache=unsafe): tar's output is read only after QEMU has exited. With
@@ -135,13 +142,19 @@ timeout 3600 qemu-system-aarch64 -M virt -cpu cortex-a72 -smp 2 -m 2048 -nograph
   -drive "file=$OUT/root.img,if=virtio,format=raw,cache=unsafe" -drive "file=$OUT/root.tar,if=virtio,format=raw,cache=unsafe" \
   > "$OUT/configure.log" 2>&1 || true
 if ! grep -q "^pi-image: configured" "$OUT/configure.log"; then
-  echo "pi-image: configuring failed; the end of $OUT/configure.log:" >&2
+  echo "pi-image: configuring failed; the end of its configure.log:" >&2
   tail -30 "$OUT/configure.log" >&2
-  exit 1
+  cp "$OUT/configure.log" "$PI_DIR/image-root-configure.log"
+  return 1
 fi
 # The tar's end: GNU tar pads its archive with zeros, and the rest of the disk is zeros too.
 size=$(tar --list --file="$OUT/root.tar" --totals 2>&1 >/dev/null | sed -n 's/^Total bytes read: \([0-9]*\).*/\1/p')
 truncate -s "$size" "$OUT/root.tar"
 rm -f "$OUT/root.img"
-printf '%s' "$wanted" > "$OUT/root.packages"
-echo "pi-image: configured in $((SECONDS - configure)) s, $((SECONDS - start)) s in all: $OUT/root.tar ($((size / 1048576)) MiB)"
+echo "pi-image: configured in $((SECONDS - configure)) s, $((SECONDS - start)) s in all: root.tar ($((size / 1048576)) MiB)"
+}
+
+mkdir -p "$PI_DIR"
+cache_use make_root
+[ ! -e "$PI_DIR/image" ] || [ -L "$PI_DIR/image" ] || rm -rf "${PI_DIR:?}/image"
+ln -sfn "$CACHE_DIR" "$PI_DIR/image"

@@ -143,6 +143,9 @@ class Board:
         if os.path.exists(shell):
             os.unlink(shell)
         self.started = time.monotonic()
+        if os.environ.get("KIOSKCAM_BOOT_LOG"):
+            with open(os.environ["KIOSKCAM_BOOT_LOG"], "a") as log:
+                log.write("emulated Pi\n")
         self.qemu = subprocess.Popen([
             "qemu-system-aarch64", "-M", "virt", "-cpu", "cortex-a72", "-smp", "2", "-m", "1024",
             "-display", "none", "-monitor", "none", "-serial", f"file:{self.console}",

@@ -110,12 +110,9 @@ touch "$tree/etc/.updated"
 echo "pi-image: the boot partition"
 boot=$out/boot
 # raspi-firmware (non-free-firmware): the GPU's boot firmware for every Pi that boots from SD.
-packages=$(curl -fsS "$MIRROR/dists/trixie/non-free-firmware/binary-arm64/Packages.xz" | xz -dc)
-firmware=$(awk '/^Package: raspi-firmware$/ {p = 1} p && /^Filename:/ {print $2; exit}' <<< "$packages")
-cache=$PI_DIR/downloads
-mkdir -p "$cache"
-[ -f "$cache/${firmware##*/}" ] || curl -fsS -o "$cache/${firmware##*/}" "$MIRROR/$firmware"
-dpkg-deb -x "$cache/${firmware##*/}" "$out/raspi-firmware"
+# Fetched by the index's SHA-256 and kept in the build cache's debs/ (board/debian-index.py).
+DEBIAN_MIRROR=$MIRROR board/debian-index.py --arch arm64 --component non-free-firmware fetch raspi-firmware "$out/debs"
+dpkg-deb -x "$out"/debs/raspi-firmware_*.deb "$out/raspi-firmware"
 cp -r "$out/raspi-firmware/usr/lib/raspi-firmware/." "$boot/"
 cp "$tree/usr/lib/linux-image-$release/broadcom/"bcm27*.dtb "$boot/"
 cp board/pi/sdcard/boot/config.txt board/pi/sdcard/boot/cmdline.txt "$boot/"

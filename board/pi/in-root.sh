@@ -3,24 +3,41 @@
 # outside it (what is built there names its sources and libraries by paths that hold on the host and in the
 # guest too): in a mount namespace of its own, so /proc, /dev and the source are unmounted by the kernel
 # when the command ends, however it ends. Usage: in-root.sh COMMAND...
+# The root is a build cache entry (roots.sh), which nothing may change: the command sees it through an overlay
+# whose writes go to this checkout's $PI_DIR/root-overlay (thrown away when the root under it changes), and the
+# cache's folder is mounted read-only at its own path (the sysroot's link points there).
 # BIND="DIR..." mounts more folders at their own paths too (a cache under a $PI_DIR outside the source tree).
 set -euo pipefail
 PI_DIR=${PI_DIR:?set PI_DIR}
 SRC=${SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
-root=$PI_DIR/root
-mkdir -p "$root$SRC"
+KIOSKCAM_CACHE=${KIOSKCAM_CACHE:-/var/cache/kioskcam}
+lower=$(readlink -f "$PI_DIR/root")
+[ -d "$lower/usr" ] || { echo "in-root: no build root at $PI_DIR/root (board/pi/roots.sh makes it)" >&2; exit 1; }
+overlay=$PI_DIR/root-overlay
+if [ "$(cat "$overlay/lower" 2>/dev/null)" != "$lower" ]; then
+  rm -rf "$overlay"
+  mkdir -p "$overlay/upper" "$overlay/work" "$overlay/merged"
+  echo "$lower" > "$overlay/lower"
+fi
 # The script in single quotes is expanded by the inner shell, from its own arguments.
 # shellcheck disable=SC2016
 exec unshare --mount --propagation private -- /bin/bash -c '
   set -e
-  root=$1; src=$2; bind=$3; shift 3
+  lower=$1; overlay=$2; src=$3; cache=$4; bind=$5; shift 5
+  root=$overlay/merged
+  mount -t overlay overlay -o "lowerdir=$lower,upperdir=$overlay/upper,workdir=$overlay/work" "$root"
   mount --rbind /dev "$root/dev"
   mount -t proc proc "$root/proc"
   mount --rbind /sys "$root/sys"
+  mkdir -p "$root$src"
   mount --bind "$src" "$root$src"
+  if [ -d "$cache" ]; then
+    mkdir -p "$root$cache"
+    mount --bind -o ro "$cache" "$root$cache"
+  fi
   for dir in $bind; do mkdir -p "$root$dir"; mount --bind "$dir" "$root$dir"; done
   cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
   exec chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin LANG=C.UTF-8 \
     ${PKG_CONFIG_SYSROOT_DIR:+PKG_CONFIG_SYSROOT_DIR=$PKG_CONFIG_SYSROOT_DIR} ${PKG_CONFIG_LIBDIR:+PKG_CONFIG_LIBDIR=$PKG_CONFIG_LIBDIR} \
     /bin/bash -c "cd \"$src\" && exec \"\$@\"" bash "$@"
-' bash "$root" "$SRC" "${BIND:-}" "$@"
+' bash "$lower" "$overlay" "$SRC" "$KIOSKCAM_CACHE" "${BIND:-}" "$@"

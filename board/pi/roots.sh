@@ -1,48 +1,69 @@
 #!/usr/bin/env bash
-# The two trees the Pi build needs, from Debian 13 ("trixie") packages only, cached under $PI_DIR:
+# The two trees the Pi build needs, from Debian 13 ("trixie") packages only, linked from $PI_DIR:
 #   root/     a trixie amd64 build root: trixie's swiftlang 6.0.3 (its swift-frontend needs glibc 2.38, so it
 #             does not run on bookworm itself) and the project's -dev packages, for native 6.0.3 and libgpiod 2
 #             builds and for the cross build's compiler;
 #   sysroot/  the arm64 headers, libraries and Swift stdlib the aarch64 binary is built against (extracted,
 #             never configured: arm64 maintainer scripts cannot run here, and a sysroot needs none).
-# Each is rebuilt only when its package list changes (the list is kept beside it).
+# Each is an entry of the build cache (board/cache.sh), keyed by this script, its package list and the exact
+# versions of those packages and everything they pull, as trixie's index resolves them now: a point release or
+# an edit here makes it again. $PI_DIR/root and $PI_DIR/sysroot are links to the entries, which are only read:
+# in-root.sh lays an overlay of the checkout's own over the root.
 set -euo pipefail
 PI_DIR=${PI_DIR:?set PI_DIR}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+export DEBIAN_MIRROR=$MIRROR
 SUITE=trixie
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=board/cache.sh
+. "$here/../cache.sh"
 
 # The libraries the Package.swift system-library targets link.
 DEVS="libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-dev zlib1g-dev libyuv-dev libavcodec-dev libavutil-dev"
 DEVS="$DEVS libx264-dev libasound2-dev"
 # libcamera (0.4.0 in trixie): the libcamera backend's shim library is built against it (Package.swift).
 DEVS="$DEVS libcamera-dev"
+# The Pi image's out-of-tree kernel modules (build-modules.sh) are cross-built here by the arm64 kernel's own
+# compiler (gcc 14) with the amd64 kbuild tools of that kernel's ABI: the one trixie's linux-image-arm64 names.
+kernel=$("$here/../debian-index.py" --suite "$SUITE" --arch arm64 field linux-image-arm64 Depends \
+  | sed -n 's/^linux-image-\([^ ,]*\)-arm64 .*/\1/p')
+[ -n "$kernel" ] || { echo "pi: no linux-image-arm64 in $SUITE's arm64 index" >&2; exit 1; }
+KERNEL_TOOLS="gcc-14-aarch64-linux-gnu make kmod xz-utils linux-kbuild-$kernel"
 # swiftlang does not pull libc6-dev (the link fails on Scrt1.o without it); strip for aarch64 comes from binutils.
-ROOT_PACKAGES="swiftlang libc6-dev libstdc++-14-dev pkgconf binutils-aarch64-linux-gnu file ca-certificates $DEVS"
+ROOT_PACKAGES="swiftlang libc6-dev libstdc++-14-dev pkgconf binutils-aarch64-linux-gnu file ca-certificates $DEVS $KERNEL_TOOLS"
 SYSROOT_PACKAGES="libc6-dev libgcc-14-dev libstdc++-14-dev swiftlang libswiftlang $DEVS"
 
-# make_tree DIR VARIANT ARCH PACKAGES
+# make_tree NAME VARIANT ARCH PACKAGES: the tree as $PI_DIR/NAME, a link to its cache entry.
 make_tree() {
-  local dir=$1 variant=$2 arch=$3 packages=$4
-  local wanted="$SUITE $variant $arch $packages"
-  if [ -f "$dir/.kioskcam-packages" ] && [ "$(cat "$dir/.kioskcam-packages")" = "$wanted" ]; then
-    echo "pi: $dir is current"
-    return
+  local name=$1 variant=$2 arch=$3 packages=$4 required=''
+  # A minbase root also holds every Essential and required package; an extracted tree only what is named.
+  [ "$variant" = extract ] || required=--required
+  cache_key "pi-$name" "file:$here/roots.sh" "text:$SUITE $variant $arch $packages" \
+    "cmd:board/debian-index.py --suite $SUITE --arch $arch versions $required $packages" \
+    "cmd:dpkg-query -W mmdebstrap"
+  TREE_VARIANT=$variant TREE_ARCH=$arch TREE_PACKAGES=$packages cache_use make_one_tree
+  [ ! -e "$PI_DIR/$name" ] || [ -L "$PI_DIR/$name" ] || rm -rf "${PI_DIR:?}/$name"
+  ln -sfn "$CACHE_DIR" "$PI_DIR/$name"
+}
+
+make_one_tree() {
+  local dir=$1
+  echo "pi: making $CACHE_KEY ($SUITE $TREE_ARCH, $TREE_VARIANT) from $MIRROR"
+  mmdebstrap --quiet --variant="$TREE_VARIANT" --architectures="$TREE_ARCH" --include="${TREE_PACKAGES// /,}" \
+    "$SUITE" "$dir" "$MIRROR" || return 1
+  if [ "$TREE_VARIANT" = extract ]; then
+    # The extract variant installs no base-files: the merged-/usr links that libc's linker script and the ELF
+    # interpreter (/lib/ld-linux-aarch64.so.1) resolve through are made here.
+    for link in lib bin sbin; do
+      [ -e "$dir/$link" ] || ln -s "usr/$link" "$dir/$link"
+    done
+    # swift-driver reads an SDK's version from SDKSettings.json (a Darwin SDK's file) and warns on every compile
+    # without one: a Linux sysroot has no version to give, so it is given an empty one.
+    echo '{ "Version": "0.0", "CanonicalName": "debian-trixie-arm64" }' > "$dir/SDKSettings.json"
   fi
-  echo "pi: making $dir ($SUITE $arch, $variant) from $MIRROR"
-  local start=$SECONDS
-  rm -rf "$dir" "$dir.new"
-  mmdebstrap --quiet --variant="$variant" --architectures="$arch" --include="${packages// /,}" \
-    "$SUITE" "$dir.new" "$MIRROR"
-  printf '%s' "$wanted" > "$dir.new/.kioskcam-packages"
-  mv "$dir.new" "$dir"
-  echo "pi: $dir made in $((SECONDS - start)) s ($(du -sh "$dir" | cut -f1))"
+  echo "pi: $CACHE_KEY is $(du -sh "$dir" | cut -f1)"
 }
 
 mkdir -p "$PI_DIR"
-make_tree "$PI_DIR/root" minbase amd64 "$ROOT_PACKAGES"
-make_tree "$PI_DIR/sysroot" extract arm64 "$SYSROOT_PACKAGES"
-# The extract variant installs no base-files: the merged-/usr links that libc's linker script and the ELF
-# interpreter (/lib/ld-linux-aarch64.so.1) resolve through are made here.
-for link in lib bin sbin; do
-  [ -e "$PI_DIR/sysroot/$link" ] || ln -s "usr/$link" "$PI_DIR/sysroot/$link"
-done
+make_tree root minbase amd64 "$ROOT_PACKAGES"
+make_tree sysroot extract arm64 "$SYSROOT_PACKAGES"

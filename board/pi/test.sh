@@ -88,8 +88,9 @@ sys.exit(0 if listed == wanted else 1)
 PY
 echo "pi-test: the command line took $((SECONDS - start)) s under qemu-aarch64"
 
-# The unit tests (make check's, without the board's device tests), cross-built for aarch64.
-tests=$PI_DIR/arm64/debug/kioskcamPackageTests.xctest
+# The unit tests (make check's, without the board's device tests), cross-built for aarch64 (optimised, with
+# testing enabled: board/pi/build.sh).
+tests=$PI_DIR/arm64-tests/aarch64-unknown-linux-gnu/release/kioskcamPackageTests.xctest
 if [ -x "$tests" ]; then
   unit_start=$SECONDS
   # Plain text: swift-testing colours its lines even into a pipe.

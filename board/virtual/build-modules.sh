@@ -16,8 +16,9 @@
 # Another kernel's headers and source (another architecture's: the Pi's, board/pi/build-modules.sh) are given
 # by KIOSKCAM_BOARD_KBUILD=<headers folder> and KIOSKCAM_BOARD_KSOURCE=<linux-source-*.tar.xz>, with kbuild's
 # own ARCH and CROSS_COMPILE in the environment.
-# A module is rebuilt only when its stamp (kernel, source tarball, recipe, this script) is stale; the
-# stale ones share one pass over the tarball (decompressing it is most of the time).
+# For the host's kernel the modules come from the build cache (below); otherwise a module is rebuilt only when
+# its stamp (kernel, source tarball, recipe, this script) is stale; the stale ones share one pass over the
+# tarball (decompressing it is most of the time).
 set -euo pipefail
 
 die() { echo "build-modules: $*" >&2; exit 1; }
@@ -54,6 +55,28 @@ recipe_field() {
     # shellcheck source=/dev/null
     (module='' sources='' objects=''; . "$1"; eval "echo \"\$$2\"")
 }
+
+# The host's own kernel: the modules are an entry of the build cache (board/cache.sh), keyed by this script, the
+# recipes, the kernel release and the packages of its headers, its source and the compiler; this script then
+# runs again uncached to make the entry. (Another kernel's build, the Pi's, is cached by its caller.)
+if [ -z "${KIOSKCAM_BOARD_KSOURCE:-}" ] && [ -z "${KIOSKCAM_MODULES_UNCACHED:-}" ]; then
+    # shellcheck source=board/cache.sh
+    . "$here/../cache.sh"
+    inputs=()
+    for r in "${recipes[@]}"; do inputs+=("file:$r"); done
+    cache_key board-modules "file:$here/build-modules.sh" "${inputs[@]}" "text:$kver" \
+        "cmd:dpkg -S '$(readlink -f "$kbuild/Makefile")' '$src_tar' \$(readlink -f \$(command -v gcc)) | cut -d: -f1 | sort -u | xargs dpkg-query -W"
+    # shellcheck disable=SC2317  # called by cache_use
+    make_modules() {
+        local r names=()
+        for r in "${recipes[@]}"; do names+=("$(basename "$r" .sh)"); done
+        KIOSKCAM_MODULES_UNCACHED=1 "$here/build-modules.sh" "$1" "${names[@]}"
+        rm -rf "$1/modules-build"
+    }
+    cache_use make_modules
+    cp "$CACHE_DIR"/* "$outdir/"
+    exit 0
+fi
 
 stale=()
 for r in "${recipes[@]}"; do

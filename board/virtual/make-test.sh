@@ -4,14 +4,19 @@
 # stopped, the front panel test (its own `make run`), and the budget report (board/virtual/test-budget.py).
 # Each step's wall time goes to $KIOSKCAM_BOARD_DIR/phases.tsv for the report.
 #
-# usage: make-test.sh SKIP      (SKIP: the device tests make test leaves to storage-test and sound-test, a regex)
+# usage: make-test.sh SKIP [PI_BUTTON_TESTS]
+#   SKIP: the device tests make test leaves to storage-test and sound-test, a regex
+#   PI_BUTTON_TESTS: make pi-test's button and lamp tests, a regex, run on the same board after the device tests
+#   with the service KIOSKCAM_PI_BUTTONS names (the libgpiod 2 build) when that is set
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 skip=$1
+pi_buttons=${2:-}
 dir=${KIOSKCAM_BOARD_DIR:?make sets KIOSKCAM_BOARD_DIR}
 board=board/virtual/board
 phases=$dir/phases.tsv
 mkdir -p "$dir"
+rm -f "$dir/pi-button-test.log"
 now() { date +%s.%N; }
 # The install and release build make ran before this script, from make's own start.
 printf 'install and release build\t%s\n' "$(echo "$(now) - ${KIOSKCAM_MAKE_START:-$(now)}" | bc)" > "$phases"
@@ -46,6 +51,15 @@ if [ $built -ne 0 ] || [ $booted -ne 0 ]; then $board stop; exit 1; fi
 phase "device tests" bash -c "set -o pipefail; KIOSKCAM_DEVICE_TESTS=required swift test --skip-build \
   --filter '^DeviceTests\\.' --skip '$skip' 2>&1 | tee '$dir/test.log'"
 devices=$?
+if [ -n "${KIOSKCAM_PI_BUTTONS:-}" ] && [ -n "$pi_buttons" ]; then
+  echo "The button tests of the libgpiod 2 build ($KIOSKCAM_PI_BUTTONS), on the same board:"
+  phase "libgpiod 2 button tests" bash -c "set -o pipefail; KIOSKCAM_DEVICE_TESTS=required \
+    KIOSKCAM_BINARY='$KIOSKCAM_PI_BUTTONS' swift test --skip-build --filter '$pi_buttons' 2>&1 \
+    | tee '$dir/pi-button-test.log'"
+  buttons=$?
+else
+  buttons=0
+fi
 phase "board stop" $board stop
 
 echo "The front panel test (make run in chromium, its pull commands, Ctrl-C):"
@@ -53,5 +67,5 @@ phase "front panel test" bash -c "set -o pipefail; board/virtual/front-panel-tes
 panel=$?
 
 printf 'make test, wall\t%s\n' "$(echo "$(now) - ${KIOSKCAM_MAKE_START:-$booting}" | bc)" >> "$phases"
-board/virtual/test-budget.py "$phases" "$dir/test.log"
-[ $units -eq 0 ] && [ $devices -eq 0 ] && [ $panel -eq 0 ]
+board/virtual/test-budget.py "$phases" "$dir/test.log" "$dir/pi-button-test.log"
+[ $units -eq 0 ] && [ $devices -eq 0 ] && [ $buttons -eq 0 ] && [ $panel -eq 0 ]
