@@ -248,7 +248,7 @@ pi-test: pi-deps deps board-lint
 	PI_TESTS=1 board/pi/build.sh
 	board/pi/test.sh
 ifeq ($(PI_BUTTONS),on-test-board)
-	@echo "pi-test: the button tests of the libgpiod 2 build ran on make test's board (PI_BUTTONS=on-test-board)"
+	@echo "pi-test: the button tests of the libgpiod 2 build are left to make test's board (PI_BUTTONS=on-test-board)"
 else
 	board/pi/board-build.sh
 	@mkdir -p $(BOARD_DIR); $(BOARD) start > $(BOARD_DIR)/start.log 2>&1 & boot=$$!; \

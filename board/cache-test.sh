@@ -81,6 +81,21 @@ status=$?
 check "a maker that fails leaves no entry (status $status)" \
   test "$status $(find "$KIOSKCAM_CACHE" -mindepth 1 -maxdepth 1 -name "$CACHE_KEY*" | wc -l)" = "1 0"
 
+# Entries nobody has used for days go when another of the name is made; one used lately stays.
+use stale
+stale=$KIOSKCAM_CACHE/$CACHE_KEY
+touch -d '5 days ago' "$stale/used"
+use recent
+recent=$KIOSKCAM_CACHE/$CACHE_KEY
+use newest
+check "an entry unused for 5 days goes, one used now stays" test "$([ -e "$stale" ] || echo gone) $([ -e "$recent" ] && echo kept)" = "gone kept"
+
+# A file named by a relative path or an absolute one is the same input.
+cache_key test "file:board/cache.sh"
+relative=$CACHE_KEY
+cache_key test "file:$PWD/board/cache.sh"
+check "a file's relative and absolute names give one key" test "$relative" = "$CACHE_KEY"
+
 # A clone elsewhere computes the same key: no input names the checkout's path.
 cache_key test "file:$PWD/board/cache.sh" "cmd:echo hello"
 here_key=$CACHE_KEY

@@ -22,13 +22,24 @@
 
 # CACHE_DIR, CACHE_KEY and CACHE_INPUTS are for the scripts that source this.
 # shellcheck disable=SC2034
-KIOSKCAM_CACHE=${KIOSKCAM_CACHE:-/var/cache/kioskcam}
+# /var/cache/kioskcam unless set; a user who may not write there gets one in their own cache folder.
+if [ -z "${KIOSKCAM_CACHE:-}" ]; then
+  KIOSKCAM_CACHE=/var/cache/kioskcam
+  if ! mkdir -p "$KIOSKCAM_CACHE" 2>/dev/null || [ ! -w "$KIOSKCAM_CACHE" ]; then
+    KIOSKCAM_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/kioskcam
+  fi
+fi
+case $KIOSKCAM_CACHE in
+  /*) ;;
+  *) echo "cache: KIOSKCAM_CACHE must be an absolute path, not '$KIOSKCAM_CACHE'" >&2; return 1 ;;
+esac
 export KIOSKCAM_CACHE
 CACHE_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # The entry's layout (its files beside content/ and what they say): made anew when this changes.
 CACHE_LAYOUT=1
-# Entries of one name kept besides the newest: another checkout may still read the one before.
-CACHE_KEEP=2
+# Entries of one name that no checkout has used for this many days go when another of that name is made (a
+# checkout reads its entries in place, for as long as it builds).
+CACHE_UNUSED_DAYS=3
 # Where this checkout notes the entries whose every file it has hashed.
 CACHE_CHECKED=$CACHE_REPO/.build/cache-checked
 
@@ -39,12 +50,13 @@ cache_key() {
   for input in "$@"; do
     case $input in
       file:*)
-        digest=$(sha256sum "${input#file:}" | cut -d' ' -f1) || return 1
-        CACHE_INPUTS+="file ${input#file:"$CACHE_REPO"/} $digest"$'\n' ;;
+        local path=${input#file:}
+        digest=$(sha256sum "$path" | cut -d' ' -f1) || return 1
+        CACHE_INPUTS+="file ${path#"$CACHE_REPO"/} $digest"$'\n' ;;
       text:*) CACHE_INPUTS+="text ${input#text:}"$'\n' ;;
       cmd:*)
         local out
-        out=$(cd "$CACHE_REPO" && bash -c "${input#cmd:}") || { echo "cache: '${input#cmd:}' failed" >&2; return 1; }
+        out=$(cd "$CACHE_REPO" && bash -o pipefail -c "${input#cmd:}") || { echo "cache: '${input#cmd:}' failed" >&2; return 1; }
         CACHE_INPUTS+="cmd ${input#cmd:}"$'\n'"$out"$'\n' ;;
       *) echo "cache: an input is file:, text: or cmd:, not '$input'" >&2; return 1 ;;
     esac
@@ -81,6 +93,7 @@ cache_get() {
            || { cache_sums "$entry/content" | cmp -s - "$entry/sums" && mkdir -p "$CACHE_CHECKED" \
                 && stat -c %i "$entry" > "$checked"; }; }; then
     CACHE_DIR=$entry/content
+    touch "$entry/used"
     cache_log reused
     return 0
   fi
@@ -98,7 +111,8 @@ cache_build() {
   # with errexit ignored, and a failed step could leave an entry that looks whole.
   local errexit=$-
   set +e
-  (set -eo pipefail; "$make" "$tmp/content")
+  # (Without the lock's descriptor: a process the maker leaves running must not hold it.)
+  (set -eo pipefail; exec {CACHE_LOCK}>&-; "$make" "$tmp/content")
   status=$?
   [[ $errexit != *e* ]] || set -e
   if [ $status -ne 0 ]; then
@@ -113,27 +127,31 @@ cache_build() {
   rm -rf "$entry"
   mv -T "$tmp" "$entry"
   CACHE_DIR=$entry/content
+  touch "$entry/used"
+  # Just hashed as it was made: this checkout need not read it again.
+  mkdir -p "$CACHE_CHECKED"
+  stat -c %i "$entry" > "$CACHE_CHECKED/$CACHE_KEY"
   cache_log built $((SECONDS - started))
-  # The older entries of this name, past the newest few.
-  local name=${CACHE_KEY%-*} old
-  # shellcheck disable=SC2012
-  for old in $(ls -1dt "$KIOSKCAM_CACHE/$name"-???????????????? 2>/dev/null | tail -n +$((CACHE_KEEP + 2))); do
-    rm -rf "$old"
+  # Older entries of this name that no checkout has used for days.
+  local old
+  for old in "$KIOSKCAM_CACHE/${CACHE_KEY%-*}"-????????????????; do
+    if [ "$old" = "$entry" ] || [ ! -d "$old" ]; then continue; fi
+    [ -n "$(find "$old/used" -newermt "-$CACHE_UNUSED_DAYS days" 2>/dev/null)" ] || rm -rf "$old"
   done
 }
 
 # One maker at a time for a key: a second checkout waits for the first and then reuses what it made.
 cache_use() {
   mkdir -p "$KIOSKCAM_CACHE"
-  local lock status=0
-  exec {lock}> "$KIOSKCAM_CACHE/.$CACHE_KEY.lock"
-  flock "$lock"
+  local status=0
+  exec {CACHE_LOCK}> "$KIOSKCAM_CACHE/.$CACHE_KEY.lock"
+  flock "$CACHE_LOCK"
   # What a maker killed before its rename left (no maker of this key runs while the lock is held).
   rm -rf "$KIOSKCAM_CACHE/.$CACHE_KEY".??????
   if ! cache_get; then
     cache_build "$1"
     status=$?
   fi
-  exec {lock}>&-
+  exec {CACHE_LOCK}>&-
   return $status
 }

@@ -12,8 +12,9 @@ usage: debian-index.py [--suite S] [--arch A] [--component C] COMMAND ARGS
 
 The index itself is fetched by its hash (the suite's InRelease names Packages.xz's SHA256; the mirror serves it
 under by-hash/), so a copy kept in $KIOSKCAM_CACHE/index is a pure function of its name and is checked on use.
-The mirror is $DEBIAN_MIRROR (Debian's by default). InRelease's signature is not checked here: mmdebstrap and
-debootstrap check it with the keyring when they fetch the same suite.
+The mirror is $DEBIAN_MIRROR (Debian's by default). InRelease's signature is checked by gpgv against Debian's
+archive keyring (as apt, mmdebstrap and debootstrap check it), so every hash taken from it, and every .deb fetched
+by one, is Debian's.
 """
 
 import argparse
@@ -24,12 +25,14 @@ import lzma
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import urllib.request
 
 MIRROR = os.environ.get("DEBIAN_MIRROR", "http://deb.debian.org/debian").rstrip("/")
 CACHE = os.environ.get("KIOSKCAM_CACHE", "/var/cache/kioskcam")
+KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
 
 
 def fail(message):
@@ -64,7 +67,14 @@ def store(path, data):
 
 def index_digest(suite, component, arch):
     """The SHA-256 of the suite's Packages.xz for the component and architecture, as its InRelease says now."""
-    release = fetch_url("%s/dists/%s/InRelease" % (MIRROR, suite)).decode("utf-8", "replace")
+    signed = fetch_url("%s/dists/%s/InRelease" % (MIRROR, suite))
+    # gpgv prints only what the signature covers: nothing outside it is read.
+    checked = subprocess.run(["gpgv", "--quiet", "--keyring", KEYRING, "--output", "-", "-"], input=signed,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    if checked.returncode != 0:
+        fail("%s's InRelease is not signed by a key of %s: %s"
+             % (suite, KEYRING, checked.stderr.decode("utf-8", "replace").strip()))
+    release = checked.stdout.decode("utf-8", "replace")
     name = "%s/binary-%s/Packages.xz" % (component, arch)
     found = re.search(r"^ ([0-9a-f]{64}) +\d+ %s$" % re.escape(name), release.split("SHA256:", 1)[-1], re.M)
     if not found:

@@ -4,9 +4,10 @@
 # guest too): in a mount namespace of its own, so /proc, /dev and the source are unmounted by the kernel
 # when the command ends, however it ends. Usage: in-root.sh COMMAND...
 # The root is a build cache entry (roots.sh), which nothing may change: the command sees it through an overlay
-# whose writes go to this checkout's $PI_DIR/root-overlay (thrown away when the root under it changes), and the
-# cache's folder is mounted read-only at its own path (the sysroot's link points there).
-# BIND="DIR..." mounts more folders at their own paths too (a cache under a $PI_DIR outside the source tree).
+# whose writes go to this checkout's $PI_DIR/root-overlay (thrown away when the root under it changes: another
+# entry, or the same one made again), and the cache's folder is mounted read-only at its own path (the sysroot's
+# link points there).
+# BIND="DIR..." mounts more folders at their own paths too (a $PI_DIR outside the source tree, a kernel's modules).
 set -euo pipefail
 PI_DIR=${PI_DIR:?set PI_DIR}
 SRC=${SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -14,10 +15,11 @@ KIOSKCAM_CACHE=${KIOSKCAM_CACHE:-/var/cache/kioskcam}
 lower=$(readlink -f "$PI_DIR/root")
 [ -d "$lower/usr" ] || { echo "in-root: no build root at $PI_DIR/root (board/pi/roots.sh makes it)" >&2; exit 1; }
 overlay=$PI_DIR/root-overlay
-if [ "$(cat "$overlay/lower" 2>/dev/null)" != "$lower" ]; then
+under="$lower $(stat -c %i "$lower")"
+if [ "$(cat "$overlay/lower" 2>/dev/null)" != "$under" ]; then
   rm -rf "$overlay"
   mkdir -p "$overlay/upper" "$overlay/work" "$overlay/merged"
-  echo "$lower" > "$overlay/lower"
+  echo "$under" > "$overlay/lower"
 fi
 # The script in single quotes is expanded by the inner shell, from its own arguments.
 # shellcheck disable=SC2016
