@@ -39,9 +39,14 @@ def main(argv):
         name, seconds, status = line.split("\t")
         print("  %7s s  %-20s %s" % (seconds, name, "passed" if status == "0" else "FAILED (%s)" % status))
     print("build cache entries (board/cache.sh):")
-    entries = [line.split(" ") for line in lines(os.path.join(ci, "cache.log"))]
-    for what, key, seconds in entries:
-        print("  %7s s  %-6s %s" % (seconds if what == "built" else "", what, key))
+    # Each entry once, in the order first used: built (and in how long) or reused, and how many uses in all.
+    entries = collections.OrderedDict()
+    for what, key, seconds in (line.split(" ") for line in lines(os.path.join(ci, "cache.log"))):
+        built, uses = entries.get(key, (None, 0))
+        entries[key] = (built if what != "built" else int(seconds), uses + 1)
+    for key, (built, uses) in entries.items():
+        made = "built in %d s" % built if built is not None else "reused"
+        print("  %-34s %-16s %d use%s" % (key, made, uses, "" if uses == 1 else "s"))
     if not entries:
         print("  none used")
     boots = collections.Counter(lines(os.path.join(ci, "boots.log")))

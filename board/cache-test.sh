@@ -72,6 +72,16 @@ mkdir -p "$KIOSKCAM_CACHE/.$CACHE_KEY.AbCdEf/content"
 use killed
 check "a killed maker's folder is no entry and is cleared" \
   test "$(last_use) $(find "$KIOSKCAM_CACHE" -maxdepth 1 -name ".$CACHE_KEY.??????" | wc -l)" = "built 0"
+# Another key's, left by a maker killed before it: cleared by the next use of any key, unless its maker still
+# runs (holds its lock).
+mkdir -p "$KIOSKCAM_CACHE/.test-0123456789abcdef.GhIjKl/content" "$KIOSKCAM_CACHE/.test-fedcba9876543210.MnOpQr/content"
+exec 8> "$KIOSKCAM_CACHE/.test-fedcba9876543210.lock"
+flock 8
+use another
+check "another key's leftover is cleared, a running maker's is not" \
+  test "$([ -e "$KIOSKCAM_CACHE/.test-0123456789abcdef.GhIjKl" ] || echo cleared) \
+$([ -e "$KIOSKCAM_CACHE/.test-fedcba9876543210.MnOpQr" ] && echo kept)" = "cleared kept"
+exec 8>&-
 
 # shellcheck disable=SC2317  # called by cache_use
 make_nothing() { echo half > "$1/product"; false; echo never; }

@@ -146,8 +146,16 @@ cache_use() {
   local status=0
   exec {CACHE_LOCK}> "$KIOSKCAM_CACHE/.$CACHE_KEY.lock"
   flock "$CACHE_LOCK"
-  # What a maker killed before its rename left (no maker of this key runs while the lock is held).
+  # What makers killed before their rename left: this key's (no maker of it runs while the lock is held) and any
+  # other key's whose lock is free.
   rm -rf "$KIOSKCAM_CACHE/.$CACHE_KEY".??????
+  local left key
+  for left in "$KIOSKCAM_CACHE"/.*-????????????????.??????; do
+    [ -d "$left" ] || continue
+    key=${left##*/.}
+    key=${key%.*}
+    (flock -n 9 && rm -rf "$left") 9> "$KIOSKCAM_CACHE/.$key.lock"
+  done
   if ! cache_get; then
     cache_build "$1"
     status=$?
