@@ -20,17 +20,32 @@ check() {
   if "$@"; then passed=$((passed + 1)); echo "cache-test: ok    $name"; else failed=$((failed + 1)); echo "cache-test: FAIL  $name"; fi
 }
 last_use() { tail -n 1 "$KIOSKCAM_CACHE_LOG" | cut -d' ' -f1; }
-makes=0
-# shellcheck disable=SC2317  # called by cache_use
-make_product() {
-  echo "made $(cat "$work/recipe")" > "$1/product"
-  mkdir "$1/sub"
-  head -c 100000 /dev/urandom > "$1/sub/data"
-  ln -s product "$1/link"
-  echo made >> "$work/makes"
+made() { wc -l < "$work/makes"; }
+# use TEXT [MAKER]: the entry of the recipe and TEXT, through cache_use in a shell of its own with errexit and
+# pipefail, as the build scripts run it; CACHE_KEY and CACHE_DIR come back, and its status.
+use() {
+  bash -euo pipefail -c '
+    work=$1
+    . board/cache.sh
+    CACHE_CHECKED=$work/checked
+    make_product() {
+      echo "made $(cat "$work/recipe")" > "$1/product"
+      mkdir "$1/sub"
+      head -c 100000 /dev/urandom > "$1/sub/data"
+      ln -s product "$1/link"
+      echo made >> "$work/makes"
+    }
+    make_nothing() { echo half > "$1/product"; false; echo never; }
+    cache_key test "file:$work/recipe" "text:$2"
+    echo "$CACHE_KEY" > "$work/key"
+    cache_use "$3"
+    echo "$CACHE_DIR" > "$work/dir"' bash "$work" "$1" "${2:-make_product}" > "$work/out" 2>&1
+  local status=$?
+  CACHE_KEY=$(cat "$work/key")
+  CACHE_DIR=$(cat "$work/dir" 2>/dev/null)
+  rm -f "$work/dir"
+  return $status
 }
-made() { makes=$(wc -l < "$work/makes"); echo "$makes"; }
-use() { cache_key test "file:$work/recipe" "text:$1" && cache_use make_product > "$work/out" 2>&1; }
 
 echo one > "$work/recipe"
 : > "$work/makes"
@@ -78,15 +93,13 @@ mkdir -p "$KIOSKCAM_CACHE/.test-0123456789abcdef.GhIjKl/content" "$KIOSKCAM_CACH
 exec 8> "$KIOSKCAM_CACHE/.test-fedcba9876543210.lock"
 flock 8
 use another
-check "another key's leftover is cleared, a running maker's is not" \
-  test "$([ -e "$KIOSKCAM_CACHE/.test-0123456789abcdef.GhIjKl" ] || echo cleared) \
-$([ -e "$KIOSKCAM_CACHE/.test-fedcba9876543210.MnOpQr" ] && echo kept)" = "cleared kept"
+status=$?
+check "another key's leftover is cleared, a running maker's is not, and the use goes on (status $status)" \
+  test "$status $(last_use) $([ -e "$KIOSKCAM_CACHE/.test-0123456789abcdef.GhIjKl" ] || echo cleared) \
+$([ -e "$KIOSKCAM_CACHE/.test-fedcba9876543210.MnOpQr" ] && echo kept)" = "0 built cleared kept"
 exec 8>&-
 
-# shellcheck disable=SC2317  # called by cache_use
-make_nothing() { echo half > "$1/product"; false; echo never; }
-cache_key test "text:failing"
-cache_use make_nothing > "$work/out" 2>&1
+use failing make_nothing
 status=$?
 check "a maker that fails leaves no entry (status $status)" \
   test "$status $(find "$KIOSKCAM_CACHE" -mindepth 1 -maxdepth 1 -name "$CACHE_KEY*" | wc -l)" = "1 0"

@@ -154,7 +154,7 @@ cache_use() {
     [ -d "$left" ] || continue
     key=${left##*/.}
     key=${key%.*}
-    (flock -n 9 && rm -rf "$left") 9> "$KIOSKCAM_CACHE/.$key.lock"
+    (flock -n 9 && rm -rf "$left") 9> "$KIOSKCAM_CACHE/.$key.lock" || true
   done
   if ! cache_get; then
     cache_build "$1"
