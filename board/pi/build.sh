@@ -62,7 +62,8 @@ cross -c release --static-swift-stdlib --product kioskcam
 echo "pi: building libkioskcam-libcamera.so for aarch64 (against trixie's libcamera)"
 cross -c release --product kioskcam-libcamera
 if [ -n "${PI_TESTS:-}" ]; then
-  # Under qemu-aarch64 the debug build's tests took 369 s and these 65 s.
+  # Under qemu-aarch64 the debug build's tests took 621 s and these 65 s side by side on a loaded host (369 s and
+  # 50 s on quiet ones).
   echo "pi: building the unit tests for aarch64 (release, -enable-testing)"
   SCRATCH=.build/pi/arm64-tests cross -c release --build-tests -Xswiftc -enable-testing
 fi
