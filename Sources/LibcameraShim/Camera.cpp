@@ -58,6 +58,15 @@ void kioskcam_lc_camera::disconnected() {
   signal();
 }
 
+namespace {
+// One wording for a camera that went away, whichever call notices first: libcamera marks the camera disconnected
+// (its calls then fail with ENODEV) before it emits `disconnected` on its own thread, so a requeue on the
+// caller's thread can see the ENODEV before `removed` is set.
+int removedError(kioskcam_lc_camera *handle, char *error, size_t size) {
+  return kioskcam_lc_fail(error, size, -ENODEV, "libcamera: " + handle->camera->id() + ": camera removed");
+}
+}  // namespace
+
 extern "C" int kioskcam_lc_camera_open(kioskcam_lc_manager *manager, const char *id, kioskcam_lc_camera **result,
                                        char *error, size_t size) {
   return kioskcam_lc_guarded(error, size, [&] {
@@ -219,8 +228,10 @@ extern "C" int kioskcam_lc_camera_start(kioskcam_lc_camera *handle, uint32_t fra
     // where a focus sweep at the press (AfTrigger in AfModeAuto) would make the still wait for it.
     if (offersFocus(available, controls::AfModeContinuous))
       startControls.set(controls::AfMode, controls::AfModeContinuous);
-    if (int status = handle->camera->start(&startControls); status < 0)
+    if (int status = handle->camera->start(&startControls); status < 0) {
+      if (status == -ENODEV) return removedError(handle, error, size);
       return kioskcam_lc_fail(error, size, status, std::string("libcamera: start: ") + std::strerror(-status));
+    }
     handle->started = true;
     return 0;
   });
@@ -236,8 +247,10 @@ extern "C" int kioskcam_lc_camera_queue(kioskcam_lc_camera *handle, uint32_t ind
     Request &request = *handle->requests[index];
     if (request.status() != Request::RequestPending) request.reuse(Request::ReuseBuffers);
     if (crop) request.controls().set(controls::ScalerCrop, Rectangle(crop->x, crop->y, crop->width, crop->height));
-    if (int status = handle->camera->queueRequest(&request); status < 0)
+    if (int status = handle->camera->queueRequest(&request); status < 0) {
+      if (status == -ENODEV) return removedError(handle, error, size);
       return kioskcam_lc_fail(error, size, status, std::string("libcamera: queue request: ") + std::strerror(-status));
+    }
     handle->queued[index] = true;
     return 0;
   });
@@ -248,7 +261,7 @@ extern "C" int kioskcam_lc_camera_dequeue(kioskcam_lc_camera *handle, kioskcam_l
   return kioskcam_lc_guarded(error, size, [&] {
     std::lock_guard<std::mutex> lock(handle->mutex);
     if (handle->done.empty()) {
-      if (handle->removed) return kioskcam_lc_fail(error, size, -ENODEV, "libcamera: " + handle->camera->id() + ": camera removed");
+      if (handle->removed) return removedError(handle, error, size);
       handle->drain();
       return -EAGAIN;
     }

@@ -217,13 +217,6 @@ struct Board {
     return "'" + word.replacingOccurrences(of: "'", with: "'\"'\"'") + "'"
   }
 
-  /// A spawned process's output so far, as `board logs NAME` prints it, read from the share the guest writes
-  /// it to; empty before the process has written anything.
-  static func logs(_ name: String) throws -> String {
-    guard let data = FileManager.default.contents(atPath: "\(share!)/logs/\(name).log") else { return "" }
-    return String(decoding: data, as: UTF8.self)
-  }
-
   /// The board's configurations' control socket (board/virtual/kioskcam.conf), the shipped one's too.
   static let controlSocket = "/run/kioskcam/control.sock"
 

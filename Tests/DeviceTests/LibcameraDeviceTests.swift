@@ -124,9 +124,7 @@ extension BoardDeviceTests {
       #expect(complaints.isEmpty, "libcamera's errors: \(complaints)")
 
       try Board.unplugWebcam()
-      try Board.waitFor("the camera-lost log line") {
-        try Board.logs("libcamera-webcam").contains("kioskcam: camera lost: libcamera: \(Self.libcameraWebcam): camera removed")
-      }
+      try Board.waitForLine("kioskcam: camera lost: libcamera: \(Self.libcameraWebcam): camera removed", in: "libcamera-webcam")
       try expectMessageOnScreen("Camera not available")
       #expect(try Board.status()["screen"] as? String == "Camera not available")
 
