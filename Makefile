@@ -13,7 +13,7 @@ export KIOSKCAM_BINARY := $(KIOSKCAM)
 # When make started: make test's budget report counts the installs and the build from here.
 MAKE_START := $(shell date +%s.%N)
 
-# Build: the four C libraries, and libyuv for the preview. Board: QEMU, Debian's kernel and its source (for gpio-sim), the drivers' tools.
+# Build: the C libraries (libv4l2, libgpiod, TurboJPEG, libdrm), and libyuv for the preview. Board: QEMU, Debian's kernel and its source (for gpio-sim), the drivers' tools.
 # Tests: the peers that check our files (exiftool, jpeginfo, djpeg), the unit (systemd-analyze), the scripts
 # (shellcheck), the board's Python (pyflakes3) and the sshd drop-in (sshd, rrsync). Bench: the peers it measures against (cjpeg, ffmpeg, libyuv).
 # Overlay: the console font it draws with (console-setup-linux), read at run time, and zlib to gunzip it.
@@ -51,7 +51,7 @@ PI_IMAGE_PACKAGES := debootstrap qemu-system-arm qemu-user-static e2fsprogs xz-u
 PI_BUTTONS ?= own-board
 PI_BUTTON_TESTS := Controls|theTallyLampIsLitExactlyWhileRecording|aFlashStillIsTakenInTheLampsLight|theCameraButtonCyclesThroughTheConfiguredCameras|buttonsWhoseChipGoesAwayAreLetGoAndRequestedAgain|aFlashMissingAtStartStaysOffUntilRestart|pressesGiveConsecutiveFilesThatPeersValidate|aMissingOptionalModeButtonIsLoggedOnceAndStillsAreTaken|aMissingFlashLampIsOffWhenOptionalAndFatalWhenRequired|probeJSONDescribesTheBoardsDevices
 
-.PHONY: all deps pi-deps build release libcamera-shim check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-image pi-image-test pi-modules pi-board clean cache-clean cache-test
+.PHONY: all deps pi-deps build release libcamera-shim docs-check check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-image pi-image-test pi-modules pi-board clean cache-clean cache-test
 
 all: build
 
@@ -103,17 +103,24 @@ board-lint: deps
 	pyflakes3 board/virtual/kioskboard board/virtual/board board/virtual/guest-agent.py board/virtual/sandbox-probe.py \
 	  board/virtual/replay-log-writes.py board/virtual/guest-roll-check.py board/virtual/test-budget.py \
 	  board/virtual/front-panel-test.py board/virtual/play-movie.py board/virtual/webcam.py board/virtual/guest-beeps.py \
-	  board/pi/image-test.py board/debian-index.py .ci/budget.py
+	  board/pi/image-test.py board/debian-index.py .ci/budget.py docs/check-module-table.py
 
 ## cache-test: the build cache's own rules (board/cache-test.sh, on a throwaway cache: reuse, a new key for a
 ## changed input, a damaged entry found and made again, a failed maker leaving nothing; seconds).
 cache-test:
 	board/cache-test.sh
 
+## docs-check: docs/architecture.md's module tables against Package.swift: every target in a row, each row's
+## dependencies exactly the target's (docs/check-module-table.py).
+docs-check: deps
+	@mkdir -p .build
+	swift package dump-package > .build/package.json
+	docs/check-module-table.py .build/package.json docs/architecture.md
+
 ## check: the tiers that need no board, warm in about a minute: the board's Python and the scripts linted, the
-## build cache's own test, the build, the unit tests and the file-format tests with their real peers (exiftool, jpeginfo, ffprobe,
+## build cache's own test, architecture.md's module tables against Package.swift, the build, the unit tests and the file-format tests with their real peers (exiftool, jpeginfo, ffprobe,
 ## ffmpeg, Chromium, sshd, shellcheck). Run it after every change; make test before you land one.
-check: deps board-lint cache-test
+check: deps board-lint cache-test docs-check
 	swift build --build-tests
 	env -u KIOSKCAM_BOARD_DIR swift test --skip-build --skip '^DeviceTests\.BoardDeviceTests'
 
@@ -122,7 +129,7 @@ check: deps board-lint cache-test
 ## last the budget report (the total, each step, the slowest twelve, a warning past 20 minutes). With
 ## PI_BUTTONS=on-test-board, make pi-test's button tests run on the same board after the device tests, with the
 ## libgpiod 2 build (make pi-board).
-test: deps board-lint cache-test release $(if $(filter on-test-board,$(PI_BUTTONS)),pi-board)
+test: deps board-lint cache-test docs-check release $(if $(filter on-test-board,$(PI_BUTTONS)),pi-board)
 	@KIOSKCAM_MAKE_START=$(MAKE_START) \
 	  KIOSKCAM_PI_BUTTONS=$(if $(filter on-test-board,$(PI_BUTTONS)),$(CURDIR)/.build/pi/board-kioskcam) \
 	  board/virtual/make-test.sh '$(STORAGE_ONLY)|$(SOUND_ONLY)' '$(PI_BUTTON_TESTS)'

@@ -29,7 +29,7 @@ let package = Package(
     .library(name: "kioskcam-libcamera", type: .dynamic, targets: ["LibcameraShim"]),
   ],
   targets: [
-    // The four C libraries, found through pkg-config, each with a header-only shim.
+    // libv4l2, libgpiod, TurboJPEG and libdrm, found through pkg-config, each with a header-only shim.
     .systemLibrary(name: "CV4L2", pkgConfig: "libv4l2", providers: [.apt(["libv4l-dev"])]),
     .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
     .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),

@@ -38,8 +38,8 @@ public func watchdogPetInterval(usec: String?, pid: String?, ownPID: Int) -> Dur
 /// When the service tells its supervisor that it is ready and alive. Pure: the service feeds it what happened.
 ///
 /// The rule (the watchdog restarts what is stuck, never what is merely missing):
-/// - READY once the first frame is on the display; headless, with MJPEG (no preview yet), or when a message
-///   screen such as "Storage full" hides the preview, once the first good frame arrives. A camera that is
+/// - READY once the first frame is on the display; headless, or when a message screen such as "Storage full"
+///   hides the preview, once the first good frame arrives. A camera that is
 ///   absent at start or lost before its first frame is also READY: "Camera not available" is a screen
 ///   state the kiosk shows and retries by itself, and a start timeout would turn it into a restart loop.
 /// - WATCHDOG at each pet tick only if a good frame arrived since the last tick, or the camera is known to

@@ -33,7 +33,7 @@ enum FoundCamera {
 /// These probes only look (and request a button line just long enough to know it can be had); `KioskService`
 /// then opens what passed, and an open that fails turns the verdict into a failure with the open's reason.
 enum CapabilityProbe {
-  /// Formats the service turns into stills (MJPEG has no preview yet: the log says so when it streams).
+  /// Formats the service turns into stills and the preview (MJPEG decoded on the preview's workers).
   static let decodedFormats: [PixelFormat] = [.yuyv, .nv12, .mjpeg]
 
   /// The configured camera (or, for `auto`, the first that qualifies) for stills at `[camera] size`.
