@@ -121,10 +121,9 @@ extension BoardDeviceTests {
       #expect(abs(movie.seconds - logged.seconds) <= 0.04 + 0.001, "ffprobe \(movie.seconds) s, log \(logged.seconds) s")
       #expect(movie.ffmpeg.isEmpty, "ffmpeg: \(movie.ffmpeg)")
       #expect(try hiddenFiles(in: roll).isEmpty, "no recording left hidden")
-      let records = try String(contentsOfFile: "\(roll)/.kioskcam-items.jsonl", encoding: .utf8)
-      #expect(records.contains("\"file\":\"\(file)\""))
-      #expect(records.contains("\"frames\":\(logged.frames)"))
-      #expect(records.contains("\"mediaType\":\"movie\""))
+      // (The record is appended after the log line: waited for, not read at once.)
+      let record = try movieRecord(in: roll, file)
+      #expect(record["frames"] as? Int == logged.frames && record["mediaType"] as? String == "movie", "\(record)")
 
       // The same counter as stills: a photo after the movie is the next number.
       #expect(try Board.control("mode still").status == 0)
