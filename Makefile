@@ -45,13 +45,16 @@ PI_PACKAGES := mmdebstrap qemu-user-static file binutils util-linux ffmpeg pytho
 # make pi-image: its file systems are made from folders (mksquashfs, mke2fs -d, mtools), the card by sfdisk.
 PI_IMAGE_PACKAGES := debootstrap qemu-system-arm qemu-user-static e2fsprogs xz-utils cpio gzip curl \
   squashfs-tools dosfstools mtools fdisk
+# make deb: debhelper (and dpkg-dev) builds the packages, lintian checks them; patchelf drops the amd64 shim's
+# libswiftCore.so and its runpath into the toolchain. (The arm64 packages are built in a trixie root of their own.)
+DEB_PACKAGES := debhelper dpkg-dev lintian patchelf
 # make pi-test's board step: the device tests that drive buttons and lamps on gpio-sim, run with the libgpiod 2 build.
 # PI_BUTTONS=on-test-board (what .ci/run sets): make test runs these on the board it booted anyway, with the libgpiod 2
 # build, and make pi-test leaves them out; by default make pi-test boots a board of its own for them.
 PI_BUTTONS ?= own-board
 PI_BUTTON_TESTS := Controls|theTallyLampIsLitExactlyWhileRecording|aFlashStillIsTakenInTheLampsLight|theCameraButtonCyclesThroughTheConfiguredCameras|buttonsWhoseChipGoesAwayAreLetGoAndRequestedAgain|aFlashMissingAtStartStaysOffUntilRestart|pressesGiveConsecutiveFilesThatPeersValidate|aMissingOptionalModeButtonIsLoggedOnceAndStillsAreTaken|aMissingFlashLampIsOffWhenOptionalAndFatalWhenRequired|probeJSONDescribesTheBoardsDevices
 
-.PHONY: all deps pi-deps build release libcamera-shim docs-check check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-image pi-image-test pi-modules pi-board clean cache-clean cache-test
+.PHONY: all deps pi-deps build release deb libcamera-shim docs-check check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-image pi-image-test pi-modules pi-board clean cache-clean cache-test
 
 all: build
 
@@ -86,10 +89,18 @@ build: deps
 
 ## release: the binary the board runs (optimised: the guest runs under software emulation), and beside it the
 ## libcamera backend's shim, libkioskcam-libcamera.so, where kioskcam looks for it first (docs/cameras.md): a
-## product of its own, which building the kioskcam product alone leaves out.
+## product of its own, which building the kioskcam product alone leaves out. Swift's standard library is linked
+## in, so that the binary the tests run is the one make deb packages (no Debian 12 package holds Swift 6's).
 release: deps
-	swift build -c release --product kioskcam
+	swift build -c release --product kioskcam --static-swift-stdlib
 	swift build -c release --product kioskcam-libcamera
+
+## deb: the Debian packages, kioskcam and kioskcam-libcamera, for amd64 (Debian 12, from make release) and arm64
+## (trixie, from make pi), built by debhelper from debian/ and checked by lintian, into .build/deb/
+## (board/deb/build.sh). Prints each package's size, Depends and Recommends.
+deb: deps release pi
+	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(DEB_PACKAGES)"
+	board/deb/build.sh
 
 board-start: deps
 	$(BOARD) start

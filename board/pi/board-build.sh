@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PI_DIR=$PWD/.build/pi
 board/pi/roots.sh
+board/pi/fresh-scratch.sh .build/pi/amd64
 libs=$PI_DIR/board-libs
 rm -rf "$libs"
 cp -a "$PI_DIR/root/usr/lib/x86_64-linux-gnu" "$libs"

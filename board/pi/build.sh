@@ -10,6 +10,7 @@ cd "$(dirname "$0")/../.."
 start=$SECONDS
 export PI_DIR=$PWD/.build/pi
 board/pi/roots.sh
+board/pi/fresh-scratch.sh .build/pi/arm64 .build/pi/arm64-tests
 
 # A Swift SDK bundle (SE-0387) over the sysroot: SwiftPM's --triple/--sdk alone give clang the sysroot but
 # not swiftc (missing SwiftGlibc). Paths are as the build root sees the source tree (the same path as outside it).

@@ -8,13 +8,15 @@
 # entry, or the same one made again), and the cache's folder is mounted read-only at its own path (the sysroot's
 # link points there).
 # BIND="DIR..." mounts more folders at their own paths too (a $PI_DIR outside the source tree, a kernel's modules).
+# IN_ROOT=debroot runs it in make deb's packaging root ($PI_DIR/debroot, roots.sh too) instead.
 set -euo pipefail
 PI_DIR=${PI_DIR:?set PI_DIR}
 SRC=${SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
 KIOSKCAM_CACHE=${KIOSKCAM_CACHE:-/var/cache/kioskcam}
-lower=$(readlink -f "$PI_DIR/root")
-[ -d "$lower/usr" ] || { echo "in-root: no build root at $PI_DIR/root (board/pi/roots.sh makes it)" >&2; exit 1; }
-overlay=$PI_DIR/root-overlay
+name=${IN_ROOT:-root}
+lower=$(readlink -f "$PI_DIR/$name")
+[ -d "$lower/usr" ] || { echo "in-root: no build root at $PI_DIR/$name (board/pi/roots.sh makes it)" >&2; exit 1; }
+overlay=$PI_DIR/$name-overlay
 under="$lower $(stat -c %i "$lower")"
 if [ "$(cat "$overlay/lower" 2>/dev/null)" != "$under" ]; then
   rm -rf "$overlay"
