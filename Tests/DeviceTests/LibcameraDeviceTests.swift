@@ -163,3 +163,38 @@ extension BoardDeviceTests {
       "\(held.stderr)")
   }
 }
+
+extension BoardDeviceTests {
+  /// The libcamera backend as the shipped unit runs it (guest-systemd.sh's systemd: `DevicePolicy=closed` and the
+  /// rest of the sandbox). libcamera opens the webcam's media controller node as well as its video node, so the
+  /// unit must allow both: the service streams the webcam and saves a still of a frame the webcam sent (by its
+  /// send log), which exiftool and jpeginfo pass.
+  @Test func theLibcameraBackendRunsUnderTheShippedUnit() throws {
+    try Board.plugWebcam()
+    defer { Board.leaveWebcamUnplugged() }
+    _ = try Puller.installAppliance()
+    // The next test finds the board's own configuration in /etc/kioskcam.
+    defer { _ = try? Puller.installAppliance() }
+    let (config, _) = try libcameraWebcamConfig("libcamera-unit")
+    // The appliance's roll, the one place the unit may write.
+    let text = try String(contentsOfFile: config, encoding: .utf8)
+      .replacingOccurrences(of: "\(Board.share!)/libcamera-unit-roll", with: Puller.roll)
+    try text.write(toFile: config, atomically: true, encoding: .utf8)
+    let installed = try Board.run(
+      "install -m 0644 \(config) /etc/kioskcam/kioskcam.conf && find \(Puller.roll) -mindepth 1 -delete")
+    try #require(installed.status == 0, "\(installed.stderr)")
+    let service = try Service.start()
+    defer { _ = try? Service.systemctl("stop kioskcam.service") }
+    let journal = try service.journal()
+    #expect(journal.contains("kioskcam: camera \(Self.libcameraWebcam) MJPG 640x360 streaming"), "\(journal)")
+
+    #expect(try Board.control("shutter").status == 0)
+    let still = "\(Puller.roll)/DCIM/100KIOSK/IMG_0001.JPG"
+    try Board.waitFor(still) { try Board.run("test -f \(still)").status == 0 }
+    let copy = "\(Board.share!)/libcamera-unit.jpg"
+    try #require(try Board.run("cp \(still) \(copy)").status == 0)
+    let frame = try #require(try webcamFrame(of: copy), "the still's scan is one the webcam sent")
+    #expect(frame.size == "640x360")
+    try expectAWebcamStill(copy, size: "640x360")
+  }
+}
