@@ -54,7 +54,7 @@ DEB_PACKAGES := debhelper dpkg-dev lintian patchelf
 PI_BUTTONS ?= own-board
 PI_BUTTON_TESTS := Controls|theTallyLampIsLitExactlyWhileRecording|aFlashStillIsTakenInTheLampsLight|theCameraButtonCyclesThroughTheConfiguredCameras|buttonsWhoseChipGoesAwayAreLetGoAndRequestedAgain|aFlashMissingAtStartStaysOffUntilRestart|pressesGiveConsecutiveFilesThatPeersValidate|aMissingOptionalModeButtonIsLoggedOnceAndStillsAreTaken|aMissingFlashLampIsOffWhenOptionalAndFatalWhenRequired|probeJSONDescribesTheBoardsDevices
 
-.PHONY: all deps pi-deps build release deb libcamera-shim docs-check check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-image pi-image-test pi-modules pi-board clean cache-clean cache-test
+.PHONY: all deps pi-deps build release deb deb-amd64 libcamera-shim docs-check check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-image pi-image-test pi-modules pi-board clean cache-clean cache-test
 
 all: build
 
@@ -102,6 +102,12 @@ deb: deps release pi
 	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(DEB_PACKAGES)"
 	board/deb/build.sh
 
+## deb-amd64: make deb's amd64 packages alone: make test installs, upgrades, removes and purges kioskcam's on the
+## board (Tests/DeviceTests/PackageDeviceTests.swift).
+deb-amd64: deps release
+	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(DEB_PACKAGES)"
+	DEB_ARCHES=amd64 board/deb/build.sh
+
 board-start: deps
 	$(BOARD) start
 
@@ -140,7 +146,7 @@ check: deps board-lint cache-test docs-check
 ## last the budget report (the total, each step, the slowest twelve, a warning past 20 minutes). With
 ## PI_BUTTONS=on-test-board, make pi-test's button tests run on the same board after the device tests, with the
 ## libgpiod 2 build (make pi-board).
-test: deps board-lint cache-test docs-check release $(if $(filter on-test-board,$(PI_BUTTONS)),pi-board)
+test: deps board-lint cache-test docs-check release deb-amd64 $(if $(filter on-test-board,$(PI_BUTTONS)),pi-board)
 	@KIOSKCAM_MAKE_START=$(MAKE_START) \
 	  KIOSKCAM_PI_BUTTONS=$(if $(filter on-test-board,$(PI_BUTTONS)),$(CURDIR)/.build/pi/board-kioskcam) \
 	  board/virtual/make-test.sh '$(STORAGE_ONLY)|$(SOUND_ONLY)' '$(PI_BUTTON_TESTS)'

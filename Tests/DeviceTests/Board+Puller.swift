@@ -38,6 +38,12 @@ extension BoardDeviceTests {
 
     private static let installed = Mutex<(boot: String, keys: String)?>(nil)
 
+    /// The appliance's files put back whole, for the tests after one that took them away (the package's purge).
+    static func reinstallAppliance() throws {
+      installed.withLock { $0 = nil }
+      _ = try installAppliance()
+    }
+
     private static func install() throws -> String {
       let keys = "\(Board.share!)/ssh-keys"
       try? FileManager.default.removeItem(atPath: keys)

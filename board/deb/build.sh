@@ -46,7 +46,7 @@ package() {
   local arch=$1 binary=$2 shim=$3 recommends=$4
   shift 4
   local work=$out/$arch
-  rm -rf "$work"
+  rm -rf "$work" "$out"/*_"$arch".deb
   mkdir -p "$work/src"
   cp -r --dereference debian "$work/src/debian"
   cp docs/kioskcam.1 "$work/src/"
@@ -77,7 +77,6 @@ in_debroot() { IN_ROOT=debroot board/pi/in-root.sh bash -c 'cd "$1" && shift && 
 # DEB_ARCHES="amd64" (or "arm64") builds one architecture's packages only.
 arches=${DEB_ARCHES:-amd64 arm64}
 mkdir -p "$out"
-rm -f "$out"/*.deb
 if [[ " $arches " == *" amd64 "* ]]; then
   [ -x .build/release/kioskcam ] || { echo "deb: no .build/release/kioskcam (make release builds it)" >&2; exit 1; }
   # shellcheck disable=SC2046  # one pattern a word
@@ -95,6 +94,7 @@ if [[ " $arches " == *" arm64 "* ]]; then
 fi
 
 for deb in "$out"/*.deb; do
+  [[ " $arches " == *" $(dpkg-deb -f "$deb" Architecture) "* ]] || continue
   echo "$(basename "$deb"): $(du -h "$deb" | cut -f1)"
   echo "  Depends: $(dpkg-deb -f "$deb" Depends)"
   recommends=$(dpkg-deb -f "$deb" Recommends)
