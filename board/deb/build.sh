@@ -27,19 +27,6 @@ else
   version=$base
 fi
 
-# opened_patterns INCLUDE_DIR: a dpkg -S pattern for each library kioskcam opens at run time, by the major
-# version its headers in INCLUDE_DIR say (Sources/CAVCodec/shim.h opens libavcodec.so.MAJOR).
-opened_patterns() {
-  local library header major
-  for library in libavcodec libavutil; do
-    header=$1/$library/version_major.h
-    [ -f "$header" ] || header=$1/$library/version.h
-    major=$(sed -n "s/^#define LIB${library#lib}_VERSION_MAJOR *\([0-9]*\).*/\1/ip" "$header")
-    [ -n "$major" ] || { echo "deb: no $library major version in $header" >&2; return 1; }
-    echo "*/$library.so.$major"
-  done
-}
-
 # package ARCH BINARY SHIM RECOMMENDS RUN...: builds ARCH's two packages, RUN... running each command (in the
 # packaging folder, given as its first argument) where that architecture's libraries are.
 package() {
@@ -80,7 +67,7 @@ mkdir -p "$out"
 if [[ " $arches " == *" amd64 "* ]]; then
   [ -x .build/release/kioskcam ] || { echo "deb: no .build/release/kioskcam (make release builds it)" >&2; exit 1; }
   # shellcheck disable=SC2046  # one pattern a word
-  opened=$(dpkg -S $(opened_patterns /usr/include/x86_64-linux-gnu) | cut -d: -f1 | sort -u | paste -sd, | sed 's/,/, /g')
+  opened=$(dpkg -S $(board/pi/opened-libraries.sh /usr/include/x86_64-linux-gnu) | cut -d: -f1 | sort -u | paste -sd, | sed 's/,/, /g')
   package amd64 "$PWD/.build/release/kioskcam" "$PWD/.build/release/libkioskcam-libcamera.so" "$opened" here
 fi
 if [[ " $arches " == *" arm64 "* ]]; then
@@ -88,7 +75,7 @@ if [[ " $arches " == *" arm64 "* ]]; then
   PI_DEBROOT=1 board/pi/roots.sh
   # The package names are the same for amd64, whose -dev packages the build root holds (build.sh asks it too).
   # shellcheck disable=SC2046
-  opened=$(board/pi/in-root.sh dpkg -S $(opened_patterns "$PI_DIR/sysroot/usr/include/aarch64-linux-gnu") \
+  opened=$(board/pi/in-root.sh dpkg -S $(board/pi/opened-libraries.sh "$PI_DIR/sysroot/usr/include/aarch64-linux-gnu") \
     | cut -d: -f1 | sort -u | paste -sd, | sed 's/,/, /g')
   package arm64 "$PI_DIR/kioskcam" "$PI_DIR/libkioskcam-libcamera.so" "$opened" in_debroot
 fi

@@ -99,14 +99,8 @@ packages_for .build/pi/libkioskcam-libcamera.so
 echo
 # libavcodec and libavutil are opened at run time, not linked (Sources/CAVCodec/shim.h): by the major versions
 # of the headers built against.
-include=$PI_DIR/sysroot/usr/include/aarch64-linux-gnu
-opened=()
-for library in libavcodec libavutil; do
-  header=$include/$library/version_major.h
-  [ -f "$header" ] || header=$include/$library/version.h
-  major=$(sed -n "s/^#define LIB${library#lib}_VERSION_MAJOR *\([0-9]*\).*/\1/ip" "$header")
-  opened+=("*/$library.so.$major")
-done
+opened_list=$(board/pi/opened-libraries.sh "$PI_DIR/sysroot/usr/include/aarch64-linux-gnu")
+mapfile -t opened <<< "$opened_list"
 echo -n "pi: and, for a movie's sound and for H.264 in review: "
 board/pi/in-root.sh dpkg -S "${opened[@]}" | cut -d: -f1 | sort -u | tr '\n' ' '
 echo
