@@ -20,7 +20,8 @@ extension BoardDeviceTests {
 
   /// The guest kernel's count of its cores, of the time they were busy, of its uptime, and of the CPU time of
   /// the service's movie threads (`kioskcam.movie-…`), all in seconds: one shell and one awk, so that reading
-  /// it costs the window little.
+  /// it costs the window little. The task files go through cat: a thread that ends between the shell's glob and
+  /// awk's open would end mawk (a file it cannot open is fatal to it) with nothing printed.
   struct GuestCPU {
     var cores: Int
     var busy: Double
@@ -30,7 +31,7 @@ extension BoardDeviceTests {
     static func now(config: String) throws -> GuestCPU {
       let read = try Board.run(
         "pid=\(Board.servicePID(config: config)); cat /proc/uptime; grep -c '^cpu[0-9]' /proc/stat; head -1 /proc/stat; "
-          + "awk '$2 ~ /^[(]kioskcam[.]movie-/ { t += $14 + $15 } END { print t + 0 }' /proc/$pid/task/*/stat 2>/dev/null")
+          + "cat /proc/$pid/task/*/stat 2>/dev/null | awk '$2 ~ /^[(]kioskcam[.]movie-/ { t += $14 + $15 } END { print t + 0 }'")
       let lines = read.stdout.split(separator: "\n").map { $0.split(separator: " ") }
       guard read.status == 0, lines.count == 4, let uptime = lines[0].first.flatMap({ Double($0) }),
         let cores = Int(lines[1].first ?? ""), lines[2].first == "cpu", let movie = Double(lines[3].first ?? "")
