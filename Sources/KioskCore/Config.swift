@@ -75,7 +75,8 @@ public struct Config: Sendable, Equatable {
   public struct Buttons: Sendable, Equatable {
     /// `auto` (the first chip that has the configured lines), a chip name, path or label.
     public var chip = "auto"
-    public var shutter: LineReference? = .name("shutter")
+    /// A Raspberry Pi's header pin 11 by the name its GPIO chip gives the line (every Pi's device tree does).
+    public var shutter: LineReference? = .name("GPIO17")
     public var mode: LineReference? = nil
     public var cancel: LineReference? = nil
     public var camera: LineReference? = nil
@@ -154,7 +155,9 @@ public struct Config: Sendable, Equatable {
     /// while running the shutter is refused ("Storage full") before the disk fills.
     public var reserveMegabytes = 64
     public var reserveBytes: UInt64 { UInt64(reserveMegabytes) * 1_048_576 }
-    public var mount = RollMount.separate
+    /// `any` so that a system on one card (Raspberry Pi OS as installed) keeps its roll on the root; an image
+    /// with a roll partition of its own names it (the SD-card image: `label:KIOSKROLL`).
+    public var mount = RollMount.any
   }
   public struct Capabilities: Sendable, Equatable {
     public static let defaultRequired: [Capability] = [.stillCamera, .shutterButton, .cameraRoll]

@@ -15,8 +15,33 @@ extension BoardDeviceTests {
     return "\(folder)/\(name)"
   }
 
+  /// A second gpio-sim chip whose lines are named as a Raspberry Pi's device tree names its header's (GPIO17,
+  /// GPIO27, GPIO22, GPIO23, GPIO24; the buttons pulled up as config.txt's `gpio=17,27,22=ip,pu` does), so that
+  /// the shipped configuration finds its shutter as on a Pi. Returns the sysfs folder of its lines' pulls.
+  static func addPiHeader() throws -> String {
+    let made = try Board.run(
+      """
+      set -e; cfg=/sys/kernel/config/gpio-sim/piheader; mkdir $cfg $cfg/bank0
+      echo pi-header > $cfg/bank0/label; echo 5 > $cfg/bank0/num_lines; i=0
+      for name in GPIO17 GPIO27 GPIO22 GPIO23 GPIO24; do
+        mkdir $cfg/bank0/line$i; echo $name > $cfg/bank0/line$i/name; i=$((i + 1))
+      done
+      echo 1 > $cfg/live; lines=/sys/devices/platform/$(cat $cfg/dev_name)/$(cat $cfg/bank0/chip_name)
+      for i in 0 1 2; do echo pull-up > $lines/sim_gpio$i/pull; done; udevadm settle; echo $lines
+      """)
+    try #require(made.status == 0, "the Pi header's gpio-sim chip: \(made.stderr)")
+    return made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  static func removePiHeader() {
+    _ = try? Board.run(
+      "cfg=/sys/kernel/config/gpio-sim/piheader; [ -d $cfg ] || exit 0; echo 0 > $cfg/live;"
+        + " rmdir $cfg/bank0/line* $cfg/bank0 $cfg")
+  }
+
   /// Install, upgrade, remove and purge, each judged by dpkg's and systemd's own answers and the files: the
-  /// service, enabled by the postinst, takes a still; the upgrade (the same package with a higher version, repacked
+  /// service, enabled by the postinst and run with the shipped configuration as installed, takes a still when
+  /// the button on a Pi's GPIO17 is pressed; the upgrade (the same package with a higher version, repacked
   /// by dpkg-deb) keeps an edited conffile and the roll and restarts the service; the removal stops it and keeps
   /// the configuration and the roll; the purge removes /etc/kioskcam and keeps the roll and the accounts.
   @Test func theAmd64PackageInstallsUpgradesRemovesAndPurges() throws {
@@ -24,6 +49,9 @@ extension BoardDeviceTests {
     _ = try Puller.installAppliance()
     // The tests after this one find the appliance as guest-appliance.sh makes it.
     defer { _ = try? Puller.reinstallAppliance() }
+    Self.removePiHeader()
+    let header = try Self.addPiHeader()
+    defer { Self.removePiHeader() }
     try Board.startSystemd()
     func dpkg(_ arguments: String) throws -> Board.Output {
       try Board.systemd("DEBIAN_FRONTEND=noninteractive dpkg \(arguments)", timeout: 300)
@@ -64,7 +92,9 @@ extension BoardDeviceTests {
     let roll = try Board.run("stat -c '%a %U %G' \(Puller.roll)").stdout
     #expect(roll == "2750 kioskcam camera\n", "the roll as tmpfiles.d makes it: \(roll)")
     #expect(try Board.run("getent passwd kioskcam camera").stdout.split(separator: "\n").count == 2)
-    #expect(try Board.control("shutter").status == 0)
+    // The shipped configuration's shutter: a button from GPIO17 to ground.
+    let pull = "\(header)/sim_gpio0/pull"
+    #expect(try Board.run("echo pull-down > \(pull); sleep 0.2; echo pull-up > \(pull)").status == 0)
     let still = "\(Puller.roll)/DCIM/100KIOSK/IMG_0001.JPG"
     try Board.waitFor(still) { try Board.run("test -f \(still)").status == 0 }
     let checked = try Board.run("jpeginfo -c \(still)")

@@ -15,9 +15,10 @@ import Testing
     #expect(config == Config())
     #expect(config.camera.device == "auto")
     #expect(config.camera.format == .yuyv)
-    #expect(config.buttons.shutter == .name("shutter"))
+    #expect(config.buttons.shutter == .name("GPIO17"))
     #expect(config.buttons.debounce == .milliseconds(30))
     #expect(config.roll.folderSuffix == "KIOSK")
+    #expect(config.roll.mount == .any)
     // The preview's workers: every core on one or two, all but the loop's on more.
     #expect([1, 2, 3, 4, 8].map(config.display.previewWorkers(cores:)) == [1, 2, 2, 3, 7])
   }

@@ -24,10 +24,10 @@ import Testing
     Malformed(
       "[buttons]\nshutter = 0\n[outputs]\ntally = lamp\nready = lamp",
       (5, "[outputs] ready uses line 'lamp', which [outputs] tally (line 4) already uses")),
-    // Left out of the file, shutter still asks for the line named "shutter".
+    // Left out of the file, shutter still asks for the line named "GPIO17" (a Pi's header pin 11).
     Malformed(
-      "[outputs]\nflash = shutter",
-      (2, "[outputs] flash uses line 'shutter', which [buttons] shutter (by default) already uses")),
+      "[outputs]\nflash = GPIO17",
+      (2, "[outputs] flash uses line 'GPIO17', which [buttons] shutter (by default) already uses")),
     // Every later user of a line is reported, each naming the first.
     Malformed(
       "[buttons]\nshutter = 3\nmode = 3\nzoom-in = 7\nzoom-out = 7\n[outputs]\nready = 3",

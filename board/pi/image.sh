@@ -128,14 +128,14 @@ change_lines() {
     sed -i "s/^$from\$/${change#*:}/" "$file"
   done
 }
-# The shipped configuration with the Pi's header wired as config.txt says (the upstream device trees name the
-# header's lines GPIO17 and so on). The roll is the card's own partition, by the label only a whole roll file
-# system carries (a vfat roll gets it when it is made): a roll that did not mount leaves /var's tmpfs, which
-# `separate` would take.
+# The shipped configuration (its shutter on GPIO17: the upstream device trees name the header's lines GPIO17 and
+# so on) with the rest of the header wired as config.txt says. The roll is the card's own partition, by the label
+# only a whole roll file system carries (a vfat roll gets it when it is made): a roll that did not mount leaves
+# /var's tmpfs, which `separate` would take, and the shipped `any` the root.
 config=$boot/kioskcam/kioskcam.conf
 cp rootfs-overlay/etc/kioskcam/kioskcam.conf "$config"
-change_lines "$config" "mount = separate:mount = label:KIOSKROLL" "shutter = shutter:shutter = GPIO17" \
-  "mode = none:mode = GPIO27" "cancel = none:cancel = GPIO22" "ready = none:ready = GPIO23" "tally = none:tally = GPIO24"
+change_lines "$config" "mount = any:mount = label:KIOSKROLL" "mode = none:mode = GPIO27" "cancel = none:cancel = GPIO22" \
+  "ready = none:ready = GPIO23" "tally = none:tally = GPIO24"
 [ "$PI_ROLL" = ext4 ] || change_lines "$boot/kioskcam/README.txt" \
   "KIOSKROLL is ext4, which a PC does not read.*:KIOSKROLL is FAT32: with the camera off, any PC reads its DCIM folder, as a camera's card."
 rm -f "$out/boot.img"
