@@ -54,7 +54,7 @@ DEB_PACKAGES := debhelper dpkg-dev lintian patchelf
 PI_BUTTONS ?= own-board
 PI_BUTTON_TESTS := Controls|theTallyLampIsLitExactlyWhileRecording|aFlashStillIsTakenInTheLampsLight|theCameraButtonCyclesThroughTheConfiguredCameras|buttonsWhoseChipGoesAwayAreLetGoAndRequestedAgain|aFlashMissingAtStartStaysOffUntilRestart|pressesGiveConsecutiveFilesThatPeersValidate|aMissingOptionalModeButtonIsLoggedOnceAndStillsAreTaken|aMissingFlashLampIsOffWhenOptionalAndFatalWhenRequired|probeJSONDescribesTheBoardsDevices
 
-.PHONY: all deps pi-deps build release deb deb-amd64 libcamera-shim docs-check check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-image pi-image-test pi-modules pi-board clean cache-clean cache-test
+.PHONY: all deps pi-deps build release deb deb-amd64 deb-arm64 libcamera-shim docs-check check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-image pi-image-test pi-modules pi-board clean cache-clean cache-test
 
 all: build
 
@@ -107,6 +107,11 @@ deb: deps release pi
 deb-amd64: deps release
 	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(DEB_PACKAGES)"
 	DEB_ARCHES=amd64 board/deb/build.sh
+
+## deb-arm64: make deb's arm64 packages alone: the SD-card image installs kioskcam's (board/pi/image-package.sh).
+deb-arm64: pi
+	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(DEB_PACKAGES)"
+	DEB_ARCHES=arm64 board/deb/build.sh
 
 board-start: deps
 	$(BOARD) start
@@ -240,8 +245,9 @@ pi-image-root:
 
 ## pi-image: the SD-card image for a Raspberry Pi 4 (or 3, Zero 2 W): boot (vfat), read-only root (squashfs),
 ## state and roll (ext4) partitions, as .build/pi/kioskcam-pi.img; `make pi-image PI_ROLL=vfat`: the roll is
-## FAT32, made at the first boot, as .build/pi/kioskcam-pi-vfat.img (board/pi/image.sh; docs/pi-image.md).
-pi-image: pi
+## FAT32, made at the first boot, as .build/pi/kioskcam-pi-vfat.img (board/pi/image.sh; docs/pi-image.md). Its
+## root has the arm64 package installed, in an emulated machine (board/pi/image-package.sh).
+pi-image: deb-arm64
 	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(PI_IMAGE_PACKAGES)"
 	board/pi/image.sh
 
@@ -249,7 +255,7 @@ pi-image: pi
 ## for the image's arm64 kernel): kioskcam under systemd, a still from the button pulled by sftp, a power cut
 ## and the next boot's recovery, the root unchanged (board/pi/image-test.py); first, the vfat roll's maker on
 ## files: the cases the boots do not reach (board/pi/make-vfat-roll-test.sh).
-pi-image-test: pi deps
+pi-image-test: deb-arm64 deps
 	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(PI_IMAGE_PACKAGES)"
 	PI_ROLL=ext4 board/pi/image.sh
 	PI_ROLL=vfat board/pi/image.sh

@@ -5,8 +5,8 @@
 #   1 KIOSKBOOT   vfat      Debian's raspi-firmware, Debian's arm64 kernel and initramfs with the upstream
 #                           device trees, config.txt and cmdline.txt, and kioskcam/ (the config and the SSH
 #                           keys a user edits on a PC)
-#   2             squashfs  the root: image-root.sh's configured trixie, kioskcam, its unit and account,
-#                           rootfs-overlay/ and board/pi/sdcard/root/; mounted read-only
+#   2             squashfs  the root: image-root.sh's configured trixie with make deb's arm64 kioskcam package
+#                           installed (image-package.sh), and board/pi/sdcard/root/; mounted read-only
 #   3 KIOSKSTATE  ext4      the card's SSH host keys (made at its first boot)
 #   4 KIOSKROLL   ext4      the roll, 256 MiB here, grown to the card at its first boot; with PI_ROLL=vfat a
 #                 or vfat   FAT32 roll a PC reads, made at the first boot at the card's size, as
@@ -29,23 +29,33 @@ case $PI_ROLL in
 esac
 start=$SECONDS
 
-[ -x "$PI_DIR/kioskcam" ] || { echo "pi-image: no $PI_DIR/kioskcam (make pi builds it)" >&2; exit 1; }
+# The package make deb built (board/deb/build.sh keeps one a architecture).
+debs=(.build/deb/kioskcam_*_arm64.deb)
+deb=${debs[-1]}
+[ -f "$deb" ] || { echo "pi-image: no .build/deb/kioskcam_*_arm64.deb (make deb-arm64 builds it)" >&2; exit 1; }
 PI_DIR=$PI_DIR board/pi/image-root.sh
+PI_DIR=$PI_DIR board/pi/image-package.sh "$deb"
 out=$PI_DIR/sdcard
 rm -rf "$out"
 mkdir -p "$out"
 tree=$out/root
 
-# The configured root, as the emulated machine's tar wrote it (owners, modes and extended attributes kept).
+# The configured root with the package installed, as the emulated machine's tar wrote it (owners, modes and
+# extended attributes kept): the binary, the unit (enabled by its postinst), the accounts, the udev rule, the
+# sshd drop-in and the configuration, all the package's.
 echo "pi-image: the root"
 mkdir -p "$tree"
-tar --extract --file="$PI_DIR/image/root.tar" --directory="$tree" --numeric-owner --preserve-permissions \
+tar --extract --file="$PI_DIR/image-package/root.tar" --directory="$tree" --numeric-owner --preserve-permissions \
   --xattrs --xattrs-include='*'
 release=$(ls "$tree/usr/lib/modules")
+installed=$(dpkg-query --admindir="$tree/var/lib/dpkg" -W -f '${Status} ${Version}' kioskcam)
+[ "$installed" = "install ok installed $(dpkg-deb -f "$deb" Version)" ] \
+  || { echo "pi-image: the root's kioskcam package is '$installed', not $deb's" >&2; exit 1; }
+echo "pi-image: kioskcam $installed"
+[ -L "$tree/etc/systemd/system/multi-user.target.wants/kioskcam.service" ] \
+  || { echo "pi-image: the package's postinst did not enable kioskcam.service" >&2; exit 1; }
 
-# kioskcam and what the appliance around it ships (not the BusyBox init script: this root runs systemd; not
-# the config, which is on the boot partition), then the image's own files.
-install -m 0755 "$PI_DIR/kioskcam" "$tree/usr/bin/kioskcam"
+# The image's own files.
 # Usage: install_files FOLDER [find tests]: its files into the root at the same paths, with their modes.
 install_files() {
   local from=$1
@@ -54,24 +64,26 @@ install_files() {
     install -D -m "$(stat -c %a "$from/$file")" "$from/$file" "$tree/$file"
   done
 }
-install_files rootfs-overlay ! -path './etc/init.d/*' ! -path './etc/kioskcam/*'
 install_files board/pi/sdcard/root
-# The config and the pulling keys are on the boot partition, which a user edits on any PC.
+# The config and the pulling keys are on the boot partition, which a user edits on any PC: the package's
+# configuration goes there (below), and /etc/kioskcam points there. (dpkg knows kioskcam.conf as a conffile at
+# that path: on the card it is one the user edited.)
+cp "$tree/etc/kioskcam/kioskcam.conf" "$out/kioskcam.conf"
+rm -rf "$tree/etc/kioskcam"
 ln -s /boot/firmware/kioskcam "$tree/etc/kioskcam"
 mkdir -p "$tree/boot/firmware" "$tree/var/lib/kioskcam-state"
 echo kioskcam > "$tree/etc/hostname"
 printf '127.0.0.1\tlocalhost\n127.0.1.1\tkioskcam\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' > "$tree/etc/hosts"
 # Each card has its own machine ID, made at each boot in memory: one written here would be every card's.
 : > "$tree/etc/machine-id"
-# The accounts (sysusers.d: kioskcam, camera, gpio) are made here, since /etc cannot be written on the card;
-# the units are enabled here for the same reason. The root's own systemd tools do it, run by qemu-aarch64 by
-# name (no binfmt_misc here): both work on a root given to them without running it.
+# The image's units are enabled here, since /etc cannot be written on the card (the package's postinst made the
+# accounts and enabled kioskcam.service). The root's own systemctl does it, run by qemu-aarch64 by name (no
+# binfmt_misc here): it works on a root given to it without running it.
 # (systemd warns that /proc is not procfs: under -L, /proc is the root's empty folder. Nothing here reads it.)
 in_root() {
   qemu-aarch64-static -L "$tree" "$tree$1" "${@:2}" 2> >(grep -v -e 'is not mounted. This is not a supported' \
     -e 'your invocation environment to mount' -e '^Your mileage may vary' >&2)
 }
-in_root /usr/bin/systemd-sysusers --root="$tree" > /dev/null
 account() {
   local id
   id=$(awk -F: -v name="$2" '$1 == name { print $3 }' "$tree/etc/$1")
@@ -90,7 +102,7 @@ if [ "$PI_ROLL" = vfat ]; then
   [ "$(grep -c '^PARTUUID=6b696f73-04 ' "$tree/etc/fstab")" = 1 ] || { echo "pi-image: no roll line in fstab" >&2; exit 1; }
   sed -i "s|^PARTUUID=6b696f73-04 .*|PARTUUID=6b696f73-04  /var/lib/kioskcam/roll   vfat   $options  0 2|" "$tree/etc/fstab"
 fi
-in_root /usr/bin/systemctl --root="$tree" --quiet enable kioskcam.service kioskcam-host-keys.service kioskcam-grow-roll.service \
+in_root /usr/bin/systemctl --root="$tree" --quiet enable kioskcam-host-keys.service kioskcam-grow-roll.service \
   systemd-networkd.service systemd-resolved.service systemd-timesyncd.service
 # Debian's first-boot key maker writes /etc/ssh (its condition skips it on a read-only root; masked to say so),
 # the first-boot wizard would wait at the console of a card whose machine ID is made each boot, and apt's and
@@ -133,7 +145,7 @@ change_lines() {
 # only a whole roll file system carries (a vfat roll gets it when it is made): a roll that did not mount leaves
 # /var's tmpfs, which `separate` would take, and the shipped `any` the root.
 config=$boot/kioskcam/kioskcam.conf
-cp rootfs-overlay/etc/kioskcam/kioskcam.conf "$config"
+mv "$out/kioskcam.conf" "$config"
 change_lines "$config" "mount = any:mount = label:KIOSKROLL" "mode = none:mode = GPIO27" "cancel = none:cancel = GPIO22" \
   "ready = none:ready = GPIO23" "tally = none:tally = GPIO24"
 [ "$PI_ROLL" = ext4 ] || change_lines "$boot/kioskcam/README.txt" \
