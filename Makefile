@@ -251,14 +251,16 @@ pi-image: deb-arm64
 	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(PI_IMAGE_PACKAGES)"
 	board/pi/image.sh
 
-## pi-image-test: boots both images in turn under qemu-system-aarch64 -M virt with vivid and gpio-sim (built
-## for the image's arm64 kernel): kioskcam under systemd, a still from the button pulled by sftp, a power cut
-## and the next boot's recovery, the root unchanged (board/pi/image-test.py); first, the vfat roll's maker on
-## files: the cases the boots do not reach (board/pi/make-vfat-roll-test.sh).
+## pi-image-test: the arm64 package installed, upgraded, removed and purged by dpkg in the image's root in an
+## emulated machine (board/pi/package-test.sh); then boots both images in turn under qemu-system-aarch64 -M virt
+## with vivid and gpio-sim (built for the image's arm64 kernel): kioskcam under systemd, a still from the button
+## pulled by sftp, a power cut and the next boot's recovery, the root unchanged (board/pi/image-test.py); before
+## them, the vfat roll's maker on files: the cases the boots do not reach (board/pi/make-vfat-roll-test.sh).
 pi-image-test: deb-arm64 deps
 	@$(MAKE) --no-print-directory pi-deps PI_PACKAGES="$(PI_IMAGE_PACKAGES)"
 	PI_ROLL=ext4 board/pi/image.sh
 	PI_ROLL=vfat board/pi/image.sh
+	PI_DIR=$(CURDIR)/.build/pi board/pi/package-test.sh .build/deb/kioskcam_*_arm64.deb
 	PI_DIR=$(CURDIR)/.build/pi board/pi/build-modules.sh -k $(CURDIR)/.build/pi/image/kernel/usr/lib/modules
 	board/pi/make-vfat-roll-test.sh
 	board/pi/image-test.py ext4
