@@ -269,6 +269,40 @@ def judge_roll(folder):
     return sorted(stills), movies
 
 
+# The boards the docs name, and what each one's firmware loads from the boot partition: its boot firmware (a Pi 3
+# or Zero 2 W reads bootcode.bin from the card; a Pi 4's is in its EEPROM) and, with config.txt's
+# upstream_kernel=1, the device tree by its upstream Linux name. The emulator boots no Pi's device tree (-M virt
+# has its own), so this is how the card is held to them.
+BOARDS = {
+    "Raspberry Pi 4 Model B": ("bcm2711-rpi-4-b.dtb", ["start4.elf", "fixup4.dat"]),
+    "Raspberry Pi 400": ("bcm2711-rpi-400.dtb", ["start4.elf", "fixup4.dat"]),
+    "Compute Module 4 (IO board)": ("bcm2711-rpi-cm4-io.dtb", ["start4.elf", "fixup4.dat"]),
+    "Raspberry Pi 3 Model B": ("bcm2837-rpi-3-b.dtb", ["bootcode.bin", "start.elf", "fixup.dat"]),
+    "Raspberry Pi 3 Model B+": ("bcm2837-rpi-3-b-plus.dtb", ["bootcode.bin", "start.elf", "fixup.dat"]),
+    "Raspberry Pi 3 Model A+": ("bcm2837-rpi-3-a-plus.dtb", ["bootcode.bin", "start.elf", "fixup.dat"]),
+    "Raspberry Pi Zero 2 W": ("bcm2837-rpi-zero-2-w.dtb", ["bootcode.bin", "start.elf", "fixup.dat"]),
+}
+
+
+def check_boards(boot):
+    """Every board above has its firmware and device tree on the boot partition, with the kernel and initramfs
+    config.txt names and the settings that make the firmware take them."""
+    listed = set(run("mdir", "-b", "-i", boot, "::").split())
+    present = {name.rsplit("/", 1)[-1] for name in listed}
+    config = run("mtype", "-i", boot, "::config.txt")
+    settings = {line.strip() for line in config.splitlines() if line.strip() and not line.startswith("#")}
+    for needed in ("arm_64bit=1", "upstream_kernel=1", "kernel=vmlinuz", "initramfs initrd.img followkernel"):
+        if needed not in settings:
+            fail(f"config.txt lacks '{needed}'")
+    missing = {board: [f for f in [dtb, *firmware, "vmlinuz", "initrd.img"] if f not in present]
+               for board, (dtb, firmware) in BOARDS.items()}
+    missing = {board: files for board, files in missing.items() if files}
+    if missing:
+        fail(f"the boot partition lacks what these boards boot with: {missing}")
+    log(f"the boot partition has the firmware and device tree of each of {len(BOARDS)} boards: "
+        + ", ".join(BOARDS))
+
+
 def read_as_a_pc(card, pulled):
     """The vfat roll read off the card by mtools, as a PC reads it: the same files as the rsync pull, byte for byte,
     and no hidden file."""
@@ -301,6 +335,7 @@ def main():
     run("cp", "--sparse=always", IMAGE, card)
     os.truncate(card, CARD_BYTES)
     boot = f"{card}@@{partitions(card)[0][0]}"
+    check_boards(boot)
 
     # What the user does on a PC before the first boot: their key on the boot partition.
     key = os.path.join(WORK, "id_ed25519")

@@ -126,7 +126,9 @@ boot=$out/boot
 DEBIAN_MIRROR=$MIRROR board/debian-index.py --arch arm64 --component non-free-firmware fetch raspi-firmware "$out/debs"
 dpkg-deb -x "$out"/debs/raspi-firmware_*.deb "$out/raspi-firmware"
 cp -r "$out/raspi-firmware/usr/lib/raspi-firmware/." "$boot/"
-cp "$tree/usr/lib/linux-image-$release/broadcom/"bcm27*.dtb "$boot/"
+# Every Broadcom device tree the kernel ships, as Debian's raspi-firmware hook copies them: bcm2711-* (Pi 4,
+# 400, CM4) and bcm2837-* (Pi 3, Zero 2 W, CM3), which the firmware loads under upstream_kernel=1.
+cp "$tree/usr/lib/linux-image-$release/broadcom/"bcm*.dtb "$boot/"
 cp board/pi/sdcard/boot/config.txt board/pi/sdcard/boot/cmdline.txt "$boot/"
 cp -r board/pi/sdcard/boot/kioskcam "$boot/"
 # Usage: change_lines FILE "LINE:NEW LINE"...: each LINE must be a whole line of FILE exactly once, so that a
