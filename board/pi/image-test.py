@@ -273,7 +273,7 @@ def judge_roll(folder):
 # or Zero 2 W reads bootcode.bin from the card; a Pi 4's is in its EEPROM) and, with config.txt's
 # upstream_kernel=1, the device tree by its upstream Linux name. The emulator boots no Pi's device tree (-M virt
 # has its own), so this is how the card is held to them.
-BOARDS = {
+PI_BOARDS = {
     "Raspberry Pi 4 Model B": ("bcm2711-rpi-4-b.dtb", ["start4.elf", "fixup4.dat"]),
     "Raspberry Pi 400": ("bcm2711-rpi-400.dtb", ["start4.elf", "fixup4.dat"]),
     "Compute Module 4 (IO board)": ("bcm2711-rpi-cm4-io.dtb", ["start4.elf", "fixup4.dat"]),
@@ -295,12 +295,12 @@ def check_boards(boot):
         if needed not in settings:
             fail(f"config.txt lacks '{needed}'")
     missing = {board: [f for f in [dtb, *firmware, "vmlinuz", "initrd.img"] if f not in present]
-               for board, (dtb, firmware) in BOARDS.items()}
+               for board, (dtb, firmware) in PI_BOARDS.items()}
     missing = {board: files for board, files in missing.items() if files}
     if missing:
         fail(f"the boot partition lacks what these boards boot with: {missing}")
-    log(f"the boot partition has the firmware and device tree of each of {len(BOARDS)} boards: "
-        + ", ".join(BOARDS))
+    log(f"the boot partition has the firmware and device tree of each of {len(PI_BOARDS)} boards: "
+        + ", ".join(PI_BOARDS))
 
 
 def read_as_a_pc(card, pulled):
