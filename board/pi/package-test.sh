@@ -23,15 +23,12 @@ mkdir -p "$work"
 start=$SECONDS
 version=$(dpkg-deb -f "$DEB" Version)
 
-dpkg-deb -R "$DEB" "$work/newer"
-sed -i "s/^Version: .*/Version: $version+1/" "$work/newer/DEBIAN/control"
-dpkg-deb --root-owner-group -b "$work/newer" "$work/kioskcam-newer.deb" > /dev/null
-rm -rf "$work/newer"
-
 root_tree "$root" "$work/tree"
 cp "$DEB" "$work/tree/kioskcam.deb"
-cp "$work/kioskcam-newer.deb" "$work/tree/kioskcam-newer.deb"
-rm "$work/kioskcam-newer.deb"
+dpkg-deb -R "$DEB" "$work/newer"
+sed -i "s/^Version: .*/Version: $version+1/" "$work/newer/DEBIAN/control"
+dpkg-deb --root-owner-group -b "$work/newer" "$work/tree/kioskcam-newer.deb" > /dev/null
+rm -rf "$work/newer"
 # The machine's script: each check prints "package-test: ok: WHAT" or "package-test: FAILED: WHAT (GOT)"; the host
 # reads them off the console. Every check runs, so one failure does not hide the next.
 cat > "$work/tree/kioskcam-configure" <<SCRIPT
