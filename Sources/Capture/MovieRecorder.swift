@@ -45,7 +45,7 @@ public final class MovieRecorder: Sendable {
   let stopSize: UInt64?
   /// Frames between the loop and the file: two per encoder plus two while the writer fsyncs. More would
   /// only add to what a crash loses; a slower machine drops frames (counted) instead.
-  public static let queueBound = 2 * max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) + 2
+  public static let queueBound = 2 * CPUUse.threads() + 2
 
   /// The recorded frame size: the camera's, or smaller by the preset.
   public let width: Int
@@ -67,7 +67,7 @@ public final class MovieRecorder: Sendable {
   /// threads on it): all give way to the loop and the viewfinder (`ThreadPriority.yielding`). What they
   /// cannot take in time is dropped at `submit` and counted, never queued past `queueBound`, so a crash loses
   /// no more for it.
-  private let encoders = (0..<max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))).map {
+  private let encoders = (0..<CPUUse.threads()).map {
     BackgroundWorker(name: "\(MovieRecorder.threadName)encode-\($0)", niceness: ThreadPriority.yielding)
   }
   let writerThread = BackgroundWorker(name: "\(MovieRecorder.threadName)writer", niceness: ThreadPriority.yielding)
@@ -185,7 +185,7 @@ public final class MovieRecorder: Sendable {
       let settings = H264Settings(
         width: width, height: height, frameRate: frameRate,
         bitRate: preset.h264BitRate(width: width, height: height, frameRate: frameRate),
-        threads: H264Settings.threadsBesideTheLoop, preset: h264Encoder.preset)
+        threads: H264Settings.threadsBesideTheLoop(threads: CPUUse.threads()), preset: h264Encoder.preset)
       let track: H264Track
       do {
         track = try H264Track(settings, encoder: h264Encoder, on: writerThread)

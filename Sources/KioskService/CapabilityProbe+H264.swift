@@ -1,5 +1,6 @@
 import Capture
 import KioskCore
+import LinuxIO
 import MediaFiles
 import V4L2Codec
 import VideoCodec
@@ -15,7 +16,7 @@ extension CapabilityProbe {
     let settings = H264Settings(
       width: size.width & ~1, height: size.height & ~1, frameRate: rate,
       bitRate: config.movie.quality.h264BitRate(width: size.width, height: size.height, frameRate: rate),
-      threads: H264Settings.threadsBesideTheLoop)
+      threads: H264Settings.threadsBesideTheLoop(threads: CPUUse.threads()))
     let codecs = CodecProbe.codecs()
     var v4l2: String
     if let (codec, raw) = CodecProbe.encoder(for: .h264, from: [.yu12, .nv12], among: codecs) {

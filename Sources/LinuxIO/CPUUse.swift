@@ -4,9 +4,9 @@
 import CLinuxIO
 
 /// The CPU this process uses and the CPU it may use, as the kernel counts them: what a movie's pace weighs
-/// against the viewfinder (KioskCore's `RecordingPace`), beside the process's own CPU clock
-/// (`processCPUNanoseconds`, ThreadClock.swift). Each call reads a few procfs or cgroupfs files
-/// (no disk), so the loop may ask once a second.
+/// against the viewfinder (KioskCore's `RecordingPace`) and what the service sizes its threads by, beside the
+/// process's own CPU clock (`processCPUNanoseconds`, ThreadClock.swift). Each call reads a few procfs or
+/// cgroupfs files (no disk), so the loop may ask once a second.
 public enum CPUUse {
   /// CPU time of the process's live threads whose name starts with `prefix`, from /proc/self/task/*/stat
   /// (to the clock tick). A thread takes its creator's name, so threads a library starts from a named thread
@@ -37,6 +37,14 @@ public enum CPUUse {
       group = "/" + parent
     }
   }
+
+  /// The threads worth running at once on `cores()`: the one answer to "how many cores" wherever the service
+  /// sizes its threads (the preview's workers, the movie's encoders, x264's threads), so that under a quota
+  /// they are sized for the cores the quota leaves, not for the machine's.
+  public static func threads() -> Int { threads(cores: cores()) }
+
+  /// `cores` rounded up, and at least one: half of each of two cores is one thread's worth, 1.08 cores two.
+  public static func threads(cores: Double) -> Int { max(1, Int(cores.rounded(.up))) }
 
   /// `utime + stime` of one line of /proc/PID/task/TID/stat, if the thread's name (field 2, in parentheses,
   /// which may hold spaces and parentheses itself) starts with `prefix`.

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// How a movie is encoded: the picture, its nominal rate, and what the preset asks.
 public struct H264Settings: Sendable, Equatable {
   public var width: Int
@@ -16,8 +12,9 @@ public struct H264Settings: Sendable, Equatable {
   /// x264's speed preset.
   public var preset: H264Preset
 
-  /// The cores the loop does not need: all but one, and one on a single core.
-  public static var threadsBesideTheLoop: Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)) - 1) }
+  /// Of `threads` (LinuxIO's `CPUUse.threads()`), those the loop does not need: all but one, and one on a
+  /// single core.
+  public static func threadsBesideTheLoop(threads: Int) -> Int { max(1, threads - 1) }
 
   public init(width: Int, height: Int, frameRate: Int, bitRate: Int, threads: Int, preset: H264Preset = .superfast) {
     self.width = width

@@ -4,6 +4,7 @@ import Foundation
 import Imaging
 import JPEGCodec
 import KioskCore
+import LinuxIO
 import VideoCodec
 
 /// H.264 movies: our recorder (frames converted on the encoders, libx264 on the writer thread, fragments
@@ -12,7 +13,7 @@ import VideoCodec
 /// CPU a second of 30 fps movie takes (all threads of the process, the figure that says whether a Pi-class
 /// board keeps up), and MB a minute of the MP4 beside the Motion-JPEG .MOV of the same frames.
 func h264Bench() throws {
-  let threads = H264Settings.threadsBesideTheLoop
+  let threads = H264Settings.threadsBesideTheLoop(threads: CPUUse.threads())
   let preset = H264Preset.superfast
   print("")
   print("H.264 movies: libx264 \(preset.rawValue), \(threads) thread\(threads == 1 ? "" : "s"), 30 fps, preset high's bit rate; wall time")

@@ -20,7 +20,7 @@ import Capture
 /// - latency from hand-over to the picture drawn, at a camera's 30 fps (no vblank here: the display adds
 ///   up to one refresh on top).
 @MainActor func pipelineBench() throws {
-  let cores = ProcessInfo.processInfo.activeProcessorCount
+  let cores = CPUUse.threads()
   let workers = Config().display.previewWorkers(cores: cores)
   print("")
   print("preview off the loop: \(workers) workers on \(cores) cores; fps = frames drawn a second (wall time, workers")
@@ -229,7 +229,7 @@ func wallNanoseconds() -> UInt64 { UInt64(monotonicNanoseconds()) }
 /// The quota is CFS bandwidth control: cgroup v2's cpu.max where the cpu controller is on v2, else v1's
 /// cpu.cfs_quota_us, the same mechanism.
 @MainActor func piBudgetBench(fraction: Double) throws {
-  let cores = ProcessInfo.processInfo.activeProcessorCount
+  let cores = CPUUse.threads()
   let where_ = try CPUQuota.enter(fraction: fraction, cores: cores)
   let workers = Config().display.previewWorkers(cores: cores)
   print("")

@@ -16,7 +16,7 @@ import MediaFiles
 @MainActor func reviewBench() throws {
   let (screenWidth, screenHeight) = (1280, 800)
   print("")
-  let threads = Config().display.previewWorkers(cores: sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+  let threads = Config().display.previewWorkers(cores: CPUUse.threads())
   print("review: roll photo (quality \(quality), 4:2:2, saved as the service saves it: in \(threads) bands) to a \(screenWidth)x\(screenHeight) screen,")
   print("ms per picture, medians")
   print("photo      bytes   scale | thumbnail   cpu   wall | 1 core | ffmpeg | ffmpeg/wall ffmpeg/cpu ffmpeg/thumbnail")

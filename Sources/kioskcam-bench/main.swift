@@ -182,7 +182,7 @@ print("kioskcam bench: frame to durable JPEG, quality \(quality), medians in ms:
 print("and for the peers (the machine may be shared), wall time for write and fsync (\(workDirectory))")
 print("peers: cjpeg \(which("cjpeg") ?? "missing"), ffmpeg \(which("ffmpeg") ?? "missing")")
 print("")
-let cores = sysconf(Int32(_SC_NPROCESSORS_ONLN))
+let cores = CPUUse.threads()
 let bands = Config().display.previewWorkers(cores: cores)
 print("format size        copy  planes  encode    exif   write   fsync |  total |  cjpeg  ffmpeg | ours/cjpeg ours/ffmpeg | \(bands) bands:  wall    cpu wall/cjpeg")
 
@@ -307,7 +307,7 @@ if let lines = try boardPeakRSSLines() {
 // writer, fragments fsynced, finished and published), beside ffmpeg's MJPEG encoder writing a .mov of the
 // same frames; wall time for both, in the same run, on the same cores.
 print("")
-print("movies: sustained encode-and-write, frames per second (wall time, \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores), preset high (JPEG quality \(MovieQuality.high.jpegQuality))")
+print("movies: sustained encode-and-write, frames per second (wall time, \(CPUUse.threads()) cores), preset high (JPEG quality \(MovieQuality.high.jpegQuality))")
 print("size        frames |   ours  ffmpeg | ours/ffmpeg | MJPEG passthrough")
 for (width, height, frames) in [(1280, 720, 150), (1920, 1080, 100)] {
   let frame = syntheticFrame(.yuyv, width: width, height: height)

@@ -46,5 +46,12 @@ import Testing
   @Test func theCoresAreBetweenOneAndTheMachines() {
     let cores = CPUUse.cores()
     #expect(cores > 0 && cores <= 4096)
+    // The threads the service sizes its pools by are the same cores, counted whole.
+    #expect(CPUUse.threads() == Int(cores.rounded(.up)))
+  }
+
+  @Test func threadsAreTheCoresRoundedUpAndAtLeastOne() {
+    // 27% of each of two cores (the board's Pi-class quota) is one thread; a quota just past a core is two.
+    #expect([0, 0.27, 0.54, 1, 1.08, 2, 2.5].map(CPUUse.threads(cores:)) == [1, 1, 1, 1, 2, 2, 3])
   }
 }

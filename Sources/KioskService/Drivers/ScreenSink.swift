@@ -67,7 +67,7 @@ final class ScreenSink: ScreenDriver, ReviewScreen {
 
   /// The workers for this configuration on the cores this process may use.
   static func workers(for config: Config) -> Int {
-    config.display.previewWorkers(cores: ProcessInfo.processInfo.activeProcessorCount)
+    config.display.previewWorkers(cores: CPUUse.threads())
   }
 
   /// One buffer on screen, one queued, one drawn and waiting for the queued flip, and one per worker drawing.
