@@ -142,7 +142,7 @@ struct Board {
     _ = try? kill(name, signal: "KILL")
     try spawn(name, [binary, "run", "--config", config])
     defer { _ = try? kill(name) }
-    try waitFor("\(name) to be ready") { try logs(name).contains("kioskcam: ready") }
+    try waitOnShare("\(name) to be ready") { try logs(name).contains("kioskcam: ready") }
     return try body()
   }
 
@@ -287,13 +287,16 @@ struct Board {
   }
 
   /// Polls `condition` until it holds or `seconds` pass: the guest runs under software emulation,
-  /// so this is a liveness deadline, never a performance bound. A quarter second between polls: most
-  /// conditions read a log on the share or ask the agent, which costs the busy guest little.
-  static func waitFor(_ what: String, seconds: Double = 180, _ condition: () throws -> Bool) throws {
+  /// so this is a liveness deadline, never a performance bound. A quarter second between polls, for a
+  /// condition that asks the guest (a command, the agent, a screendump), which costs the busy guest a little
+  /// each time; `waitOnShare` for one that only reads what the guest wrote to the share.
+  static func waitFor(
+    _ what: String, seconds: Double = 180, every interval: Double = 0.25, _ condition: () throws -> Bool
+  ) throws {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
       if try condition() { return }
-      Thread.sleep(forTimeInterval: 0.25)
+      Thread.sleep(forTimeInterval: interval)
     }
     throw BoardFailure("timed out after \(Int(seconds)) s waiting for \(what)")
   }

@@ -28,7 +28,7 @@ extension BoardDeviceTests {
 
       try Board.click("shutter")
       let first = "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"
-      try Board.waitFor("IMG_0001.JPG") { try Board.logs("service").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+      try Board.waitOnShare("IMG_0001.JPG") { try Board.logs("service").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
       // Let more frames go by: one press must never become a second file.
       Thread.sleep(forTimeInterval: 3)
       #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
@@ -59,7 +59,7 @@ extension BoardDeviceTests {
       #expect(mismatchesOurs.isEmpty, "\(mismatchesOurs)")
 
       try Board.click("shutter")
-      try Board.waitFor("IMG_0002.JPG") { try Board.logs("service").contains("still DCIM/100KIOSK/IMG_0002.JPG") }
+      try Board.waitOnShare("IMG_0002.JPG") { try Board.logs("service").contains("still DCIM/100KIOSK/IMG_0002.JPG") }
       #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG", "DCIM/100KIOSK/IMG_0002.JPG"])
 
       let stopped = try Board.kill("service")
@@ -78,7 +78,7 @@ extension BoardDeviceTests {
     try Board.withService("reprobe", config: config) {
       try Board.waitFor("colour bars") { VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty }
       try Board.click("shutter")
-      try Board.waitFor("IMG_0001.JPG") { try Board.logs("reprobe").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+      try Board.waitOnShare("IMG_0001.JPG") { try Board.logs("reprobe").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
 
       // The service closes the camera when it sees the disconnect, which lets the module go. vivid counts as
       // connected again once every descriptor is closed, and the service retries every 2 s: rmmod is tried from
@@ -86,17 +86,17 @@ extension BoardDeviceTests {
       let removed = try Board.run(
         "v4l2-ctl -d /dev/video0 -c disconnect=1 || exit 2; for i in $(seq 600); do rmmod vivid 2>/dev/null && exit 0; sleep 0.05; done; exit 1")
       try #require(removed.status == 0, "disconnect and rmmod: \(removed.stderr)")
-      try Board.waitFor("the camera-lost log line") { try Board.logs("reprobe").contains("kioskcam: camera lost: /dev/video0") }
+      try Board.waitOnShare("the camera-lost log line") { try Board.logs("reprobe").contains("kioskcam: camera lost: /dev/video0") }
       try expectMessageOnScreen("Camera not available")
       let log = try Board.logs("reprobe")
       #expect(log.contains("kioskcam: still-camera (required) lost: /dev/video0"))
       #expect(log.contains("kioskcam: media types now: none"))
       try Board.click("shutter")
-      try Board.waitFor("the refusal") { try Board.logs("reprobe").contains("shutter refused: camera not available") }
+      try Board.waitOnShare("the refusal") { try Board.logs("reprobe").contains("shutter refused: camera not available") }
 
       let loaded = try Board.run(reload)
       try #require(loaded.status == 0, "vivid loaded: \(loaded.stderr)")
-      try Board.waitFor("the camera back") { try Board.logs("reprobe").contains("kioskcam: camera back") }
+      try Board.waitOnShare("the camera back") { try Board.logs("reprobe").contains("kioskcam: camera back") }
       try Board.waitFor("colour bars again") {
         VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty
       }
@@ -109,7 +109,7 @@ extension BoardDeviceTests {
       #expect(streaming != nil, "\(back)")
       print("camera return: \(streaming ?? "not logged")")
       try Board.click("shutter")
-      try Board.waitFor("IMG_0002.JPG") { try Board.logs("reprobe").contains("still DCIM/100KIOSK/IMG_0002.JPG") }
+      try Board.waitOnShare("IMG_0002.JPG") { try Board.logs("reprobe").contains("still DCIM/100KIOSK/IMG_0002.JPG") }
       #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG", "DCIM/100KIOSK/IMG_0002.JPG"])
       let stopped = try Board.kill("reprobe")
       #expect(stopped.stdout.contains("exited 0"), "still running, then stopped cleanly: \(stopped.stdout)")

@@ -124,7 +124,7 @@ extension BoardDeviceTests {
       }
       #expect(mismatches.isEmpty, "\(mismatches)")
       try Board.click("shutter")
-      try Board.waitFor("IMG_0001.JPG") { try Board.logs("nomode").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+      try Board.waitOnShare("IMG_0001.JPG") { try Board.logs("nomode").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
       #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
     }
   }
@@ -149,7 +149,7 @@ extension BoardDeviceTests {
       #expect(flash?["available"] as? Bool == false, "\(String(describing: flash))")
       #expect(flash?["role"] as? String == "optional")
       try Board.click("shutter")
-      try Board.waitFor("IMG_0001.JPG") { try Board.logs("noflash").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+      try Board.waitOnShare("IMG_0001.JPG") { try Board.logs("noflash").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
       #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
       let log = try Board.logs("noflash")
       #expect(!log.contains("flash lit"), "\(log)")

@@ -45,7 +45,7 @@ extension BoardDeviceTests {
 
         // Ten presses, each edge a burst of seven: exactly ten photos.
         try bouncyPresses(offset: 0, count: 10)
-        try Board.waitFor("ten stills") { try Board.logs("controls").components(separatedBy: "kioskcam: still ").count - 1 >= 10 }
+        try Board.waitOnShare("ten stills") { try Board.logs("controls").components(separatedBy: "kioskcam: still ").count - 1 >= 10 }
         Thread.sleep(forTimeInterval: 2)
         let log = try Board.logs("controls")
         let stills = log.split(separator: "\n").filter { $0.hasPrefix("kioskcam: still ") }
@@ -125,7 +125,7 @@ extension BoardDeviceTests.Controls {
       #expect(log.components(separatedBy: "kioskcam: shutter-button off (optional):").count == 2, "logged once: \(log)")
       let shutter = try Board.control("shutter")
       #expect(shutter.status == 0 && shutter.stdout == "ok\n", "\(shutter.stdout) \(shutter.stderr)")
-      try Board.waitFor("IMG_0001.JPG") { try Board.logs("noshutter").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+      try Board.waitOnShare("IMG_0001.JPG") { try Board.logs("noshutter").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
       #expect(try jpegCount(in: roll) == 1)
     }
   }
@@ -170,7 +170,7 @@ extension BoardDeviceTests {
       try Board.click("shutter")
       #expect(try lamps.lamp(5) == "1", "lit while the still waits for its frame")
       let file = "DCIM/100KIOSK/IMG_0001.JPG"
-      try Board.waitFor(file) { try Board.logs("flash").contains("still \(file) ") }
+      try Board.waitOnShare(file) { try Board.logs("flash").contains("still \(file) ") }
       try Board.waitFor("the lamp dark again") { try lamps.lamp(5) == "0" }
       let log = try Board.logs("flash")
       let lag = try #require(lags(in: log)[file])
@@ -197,7 +197,7 @@ extension BoardDeviceTests {
         VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty
       }
       try Board.click("cancel")
-      try Board.waitFor("switched to video1") { try Board.logs("cameras").contains("camera switched to /dev/video1") }
+      try Board.waitOnShare("switched to video1") { try Board.logs("cameras").contains("camera switched to /dev/video1") }
       try Board.waitFor("red from video1") { red(try Board.screendump().pixel(640, 400)) }
       try press("cameras", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
       let still = try JPEGDecoder.decodeRGB([UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"))))
@@ -205,7 +205,7 @@ extension BoardDeviceTests {
       #expect(red((Int(centre.r), Int(centre.g), Int(centre.b))), "the still is from video1: \(centre)")
 
       try Board.click("cancel")
-      try Board.waitFor("back to video0") { try Board.logs("cameras").contains("camera switched to /dev/video0") }
+      try Board.waitOnShare("back to video0") { try Board.logs("cameras").contains("camera switched to /dev/video0") }
       try Board.waitFor("colour bars again") {
         VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty
       }
@@ -247,11 +247,11 @@ extension BoardDeviceTests {
     }
     try Board.withService("sparechip", config: config) {
       try clickSpare()
-      try Board.waitFor("IMG_0001.JPG") { try Board.logs("sparechip").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+      try Board.waitOnShare("IMG_0001.JPG") { try Board.logs("sparechip").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
 
       try #require(try Board.run("echo 0 > \(spare)/live").status == 0)
       let lost = "kioskcam: shutter-button (required) lost: shutter button: its GPIO chip is gone"
-      try Board.waitFor("the button let go") { try Board.logs("sparechip").contains(lost) }
+      try Board.waitOnShare("the button let go") { try Board.logs("sparechip").contains(lost) }
       var mismatches = ["no screendump yet"]
       try Board.waitFor("the note of what is off") {
         mismatches = OverlayText.mismatches(
@@ -269,7 +269,7 @@ extension BoardDeviceTests {
         try Board.logs("sparechip").contains("kioskcam: shutter-button back: shutter button (line 'shutter' on gpiochip")
       }
       try clickSpare()
-      try Board.waitFor("IMG_0003.JPG") { try Board.logs("sparechip").contains("still DCIM/100KIOSK/IMG_0003.JPG") }
+      try Board.waitOnShare("IMG_0003.JPG") { try Board.logs("sparechip").contains("still DCIM/100KIOSK/IMG_0003.JPG") }
       let log = try Board.logs("sparechip")
       #expect(log.components(separatedBy: lost).count == 2, "lost once: \(log)")
       #expect(
@@ -305,7 +305,7 @@ extension BoardDeviceTests {
     func shoot(_ file: String) throws -> String {
       let shot = try Board.control("shutter")
       #expect(shot.status == 0, "\(shot.stderr)")
-      try Board.waitFor(file) { try Board.logs("flashlate").contains("still DCIM/100KIOSK/\(file) ") }
+      try Board.waitOnShare(file) { try Board.logs("flashlate").contains("still DCIM/100KIOSK/\(file) ") }
       return try Board.logs("flashlate")
     }
     try Board.withService("flashlate", config: config) {

@@ -24,7 +24,7 @@ extension BoardDeviceTests {
       let lost = try Board.logs("unplugdisplay")
       #expect(lost.components(separatedBy: "drmModePageFlip").count <= 3, "one failure, not one per frame: \(lost)")
       try Board.click("shutter")
-      try Board.waitFor("a still without a display") { try Board.logs("unplugdisplay").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+      try Board.waitOnShare("a still without a display") { try Board.logs("unplugdisplay").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
       #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
 
       let bound = try Board.run("echo \(device) > /sys/bus/pci/drivers/bochs-drm/bind")
@@ -62,7 +62,7 @@ extension BoardDeviceTests {
       }
       let shown = try Board.status()["previewFramesShown"] as? Int
       _ = try Board.control("shutter")
-      try Board.waitFor("a still without a display") { try Board.logs("unplugconnector").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+      try Board.waitOnShare("a still without a display") { try Board.logs("unplugconnector").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
       #expect(try jpegs(in: roll) == ["DCIM/100KIOSK/IMG_0001.JPG"])
       let headless = try Board.status()
       #expect(headless["previewFramesShown"] as? Int == shown, "nothing is drawn while unplugged")

@@ -61,7 +61,7 @@ extension BoardDeviceTests {
       try aDeleteTheCardFailsLeavesTheItemAndTheCardNotAvailable(name)
 
       _ = try startRecording(name)
-      try Board.waitFor("the first frame") { try Board.logs(name).contains("movie first frame") }
+      try Board.waitOnShare("the first frame") { try Board.logs(name).contains("movie first frame") }
       Thread.sleep(forTimeInterval: 2)
       let delay = try pullTheCard(name).sinceSwap
       print(String(format: "card pulled while recording: storage lost %.2f s after the swap was done", delay))
@@ -75,7 +75,7 @@ extension BoardDeviceTests {
       }
       #expect(status["recording"] as? Bool == false)
       try putTheCardBack(name)
-      try Board.waitFor("the cut-off recording published") { try Board.logs(name).contains("kioskcam: movie \(movie) recovered") }
+      try Board.waitOnShare("the cut-off recording published") { try Board.logs(name).contains("kioskcam: movie \(movie) recovered") }
 
       // Nothing recording, nothing writes: the service hears the card go from the mount table. Each delay runs
       // from the mount gone from every namespace (the harness's own unmount took 0.8-2.5 s of a slow guest's
@@ -102,7 +102,7 @@ extension BoardDeviceTests {
     let lost = storageChecks("lost", in: try Board.logs(name)).count
     let pulled = try Card.card("pull").split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
     try #require(pulled.count == 3, "\(pulled)")
-    try Board.waitFor("the card seen gone") { storageChecks("lost", in: try Board.logs(name)).count > lost }
+    try Board.waitOnShare("the card seen gone") { storageChecks("lost", in: try Board.logs(name)).count > lost }
     let seen = storageChecks("lost", in: try Board.logs(name))[lost]
     return (seen - pulled[1], seen - pulled[2])
   }
@@ -112,7 +112,7 @@ extension BoardDeviceTests {
   func putTheCardBack(_ name: String, remount: Bool = false) throws {
     let back = storageChecks("back", in: try Board.logs(name)).count
     try Card.card(remount ? "remount" : "back")
-    try Board.waitFor("the card back") { storageChecks("back", in: try Board.logs(name)).count > back }
+    try Board.waitOnShare("the card back") { storageChecks("back", in: try Board.logs(name)).count > back }
   }
 
   /// The still is published and whole, and only its record's append fails (the records file's last block
@@ -121,7 +121,7 @@ extension BoardDeviceTests {
   func aRecordTheCardFailsLeavesTheStillAndTheCardNotAvailable(_ name: String) throws {
     let block = try Card.card("fail-tail .kioskcam-items.jsonl")
     try press(name, expecting: "DCIM/100KIOSK/IMG_0002.JPG")
-    try Board.waitFor("the record to fail") { try Board.logs(name).contains("the card failed a record write") }
+    try Board.waitOnShare("the record to fail") { try Board.logs(name).contains("the card failed a record write") }
     #expect(try Board.logs(name).contains("kioskcam: record of DCIM/100KIOSK/IMG_0002.JPG not written: "))
     #expect(try visibleOnCard() == ["IMG_0001.JPG", "IMG_0002.JPG"], "the still itself is published")
     let whole = try Board.run("jpeginfo -c \(Card.mount)/DCIM/100KIOSK/IMG_0002.JPG")
@@ -140,7 +140,7 @@ extension BoardDeviceTests {
     try askToDelete(name)
     try Card.card("fail")
     try Board.click("shutter")
-    try Board.waitFor("the delete to fail") { try Board.logs(name).contains("the card failed a delete write") }
+    try Board.waitOnShare("the delete to fail") { try Board.logs(name).contains("the card failed a delete write") }
     try expectMessageOnScreen("Storage not available")
     try putTheCardBack(name, remount: true)
     try pressMode(name) { $0 == "live still" }
@@ -185,13 +185,13 @@ extension BoardDeviceTests {
     try Card.card("fail")
     try Board.click("shutter")
     // The screen's line follows the failure's in the same turn of the loop: wait for the later one.
-    try Board.waitFor("the save to fail") { try Board.logs(name).contains("kioskcam: screen: Save failed") }
+    try Board.waitOnShare("the save to fail") { try Board.logs(name).contains("kioskcam: screen: Save failed") }
     #expect(try Board.logs(name).contains("kioskcam: save failed: "))
     #expect(try visibleOnCard() == ["IMG_0001.JPG"], "nothing visible from the failed save")
-    try Board.waitFor("the card failed") { try Board.logs(name).contains("kioskcam: screen: Storage not available") }
+    try Board.waitOnShare("the card failed") { try Board.logs(name).contains("kioskcam: screen: Storage not available") }
     try expectMessageOnScreen("Storage not available")
     try Board.click("shutter")
-    try Board.waitFor("the press refused") { try Board.logs(name).contains("shutter refused: storage not available") }
+    try Board.waitOnShare("the press refused") { try Board.logs(name).contains("shutter refused: storage not available") }
     print("failing card: \(try Board.logs(name).split(separator: "\n").filter { $0.contains("save failed") || $0.contains("storage lost") })")
     try putTheCardBack(name, remount: true)
   }
@@ -224,11 +224,11 @@ extension BoardDeviceTests {
     let (config, _) = try movieConfig(name, edit: Card.roll(name))
     let (failedAt, firstFrame, movie) = try Board.withService(name, config: config) { () throws -> (Double, Double, String) in
       _ = try startRecording(name)
-      try Board.waitFor("the first frame") { try Board.logs(name).contains("movie first frame") }
+      try Board.waitOnShare("the first frame") { try Board.logs(name).contains("movie first frame") }
       Thread.sleep(forTimeInterval: 2)
       let failedAt = try Board.guestClock()
       try Card.card("fail")
-      try Board.waitFor("the recording to stop") { try Board.logs(name).contains("kioskcam: screen: Save failed") }
+      try Board.waitOnShare("the recording to stop") { try Board.logs(name).contains("kioskcam: screen: Save failed") }
       #expect(try Board.logs(name).contains("kioskcam: movie failed: "))
       #expect(try Board.status()["recording"] as? Bool == false)
       try Card.card("remount")

@@ -130,7 +130,7 @@ extension BoardDeviceTests {
 
       try Board.plugWebcam()
       let plugged = Date()
-      try Board.waitFor("the camera back", seconds: 120) { try Board.logs("libcamera-webcam").contains("kioskcam: camera back") }
+      try Board.waitOnShare("the camera back", seconds: 120) { try Board.logs("libcamera-webcam").contains("kioskcam: camera back") }
       print("libcamera return: the service streamed again \(String(format: "%.1f", Date().timeIntervalSince(plugged))) s after the node was there")
       try press("libcamera-webcam", expecting: "DCIM/100KIOSK/IMG_0003.JPG")
       // The webcam's log starts again at each plug: a frame found in it is one sent after the return.

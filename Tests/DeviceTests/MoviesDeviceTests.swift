@@ -310,7 +310,7 @@ extension BoardDeviceTests {
     defer { _ = try? Board.run("umount \(mount)") }
     try Board.withService("movieenospc", config: config) {
       _ = try startRecording("movieenospc")
-      try Board.waitFor("the first frame") { try Board.logs("movieenospc").contains("movie first frame") }
+      try Board.waitOnShare("the first frame") { try Board.logs("movieenospc").contains("movie first frame") }
       Thread.sleep(forTimeInterval: 2)
       _ = try Board.run("dd if=/dev/zero of=\(mount)/filler bs=4k 2>/dev/null; true")
       let file = "DCIM/100KIOSK/IMG_0001.MOV"

@@ -119,7 +119,7 @@ extension BoardDeviceTests {
     try Board.withService("review", config: config) {
       try Board.waitFor("colour bars") { VividBars.mismatches(in: try Board.screendump().pixel, x: 0, width: 1280, y: 400).isEmpty }
       try Board.click("shutter")
-      try Board.waitFor("IMG_0001.JPG") { try Board.logs("review").contains("screen: review DCIM/100KIOSK/IMG_0001.JPG") }
+      try Board.waitOnShare("IMG_0001.JPG") { try Board.logs("review").contains("screen: review DCIM/100KIOSK/IMG_0001.JPG") }
       // 5 = "100% Black" in vivid's test pattern menu.
       let black = try Board.run("v4l2-ctl -d /dev/video0 -c test_pattern=5")
       try #require(black.status == 0, "\(black.stderr)")

@@ -47,7 +47,7 @@ extension BoardDeviceTests {
   {
     let line = "screen: reviewing DCIM/100KIOSK/\(file) \(position)\(playing ? " playing" : "")\n"
     let asked = Date()
-    try Board.waitFor("'\(line.dropLast())' in the log") { try Board.logs(service).contains(line) }
+    try Board.waitOnShare("'\(line.dropLast())' in the log") { try Board.logs(service).contains(line) }
     let logged = Date().timeIntervalSince(asked)
     var last: (Int, Int, Int) = (-1, -1, -1)
     var text: [String] = ["no screendump"]
@@ -158,7 +158,7 @@ extension BoardDeviceTests {
       for number in 1...2 {
         let shutter = try Board.control("shutter")
         #expect(shutter.status == 0, "\(shutter.stdout) \(shutter.stderr)")
-        try Board.waitFor("still \(number)") { try Board.logs("delete").contains("still DCIM/100KIOSK/IMG_000\(number).JPG") }
+        try Board.waitOnShare("still \(number)") { try Board.logs("delete").contains("still DCIM/100KIOSK/IMG_000\(number).JPG") }
       }
       try Board.click("mode")
       try Board.waitFor("review") { try lastScreen("delete") == "reviewing DCIM/100KIOSK/IMG_0002.JPG 1 / 2" }
@@ -180,7 +180,7 @@ extension BoardDeviceTests {
         return records.contains("IMG_0001.JPG") && !records.contains("IMG_0002.JPG")
       }
       #expect(try Board.control("shutter").status == 0)
-      try Board.waitFor("the next photo") { try Board.logs("delete").contains("still DCIM/100KIOSK/IMG_0003.JPG") }
+      try Board.waitOnShare("the next photo") { try Board.logs("delete").contains("still DCIM/100KIOSK/IMG_0003.JPG") }
       #expect(!FileManager.default.fileExists(atPath: "\(roll)/DCIM/100KIOSK/IMG_0002.JPG"), "number 2 is not reused")
     }
   }
@@ -194,7 +194,7 @@ extension BoardDeviceTests {
     }
     try Board.withService("upright", config: config) {
       #expect(try Board.control("shutter").status == 0)
-      try Board.waitFor("the still") { try Board.logs("upright").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
+      try Board.waitOnShare("the still") { try Board.logs("upright").contains("still DCIM/100KIOSK/IMG_0001.JPG") }
       let exif = try Board.host(["/usr/bin/exiftool", "-s3", "-n", "-Orientation", "\(roll)/DCIM/100KIOSK/IMG_0001.JPG"])
       #expect(exif.stdout == "8\n", "\(exif.stdout)")
       try Board.click("mode")

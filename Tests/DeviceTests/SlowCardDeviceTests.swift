@@ -52,10 +52,10 @@ extension BoardDeviceTests {
       try Card.card("heal")
       let idle = try rates(over: 10)
       _ = try startRecording(name)
-      try Board.waitFor("the first frame") { try Board.logs(name).contains("movie first frame") }
+      try Board.waitOnShare("the first frame") { try Board.logs(name).contains("movie first frame") }
       let healthy = try rates(over: 10)
       #expect(try Board.control("shutter").status == 0)
-      try Board.waitFor("the healthy card's movie") { Card.movies(in: try Board.logs(name)).count == 1 }
+      try Board.waitOnShare("the healthy card's movie") { Card.movies(in: try Board.logs(name)).count == 1 }
 
       try Card.card("slow 200")
       let recordingStart = try Counters.now()
@@ -66,7 +66,7 @@ extension BoardDeviceTests {
       let slow = try rates(over: 10)
       #expect(try Board.control("shutter").status == 0)
       let recordingEnd = try Counters.now()
-      try Board.waitFor("the slow card's movie", seconds: 300) { Card.movies(in: try Board.logs(name)).count == 2 }
+      try Board.waitOnShare("the slow card's movie", seconds: 300) { Card.movies(in: try Board.logs(name)).count == 2 }
       try Card.card("heal")
 
       figures.append(String(format: "preview shown: idle %.1f/s; recording on a healthy card %.1f/s; on the slow card %.1f/s (%.0f%% of healthy)",
@@ -110,11 +110,11 @@ extension BoardDeviceTests {
       #expect(second.shown > first.shown, "the preview went on while the recording opened")
       #expect(try Board.status()["recording"] as? Bool == true)
       try Card.card("heal")
-      try Board.waitFor("the recording open") { try Board.logs(name).contains("kioskcam: movie recording") }
-      try Board.waitFor("the first frame") { try Board.logs(name).contains("movie first frame") }
+      try Board.waitOnShare("the recording open") { try Board.logs(name).contains("kioskcam: movie recording") }
+      try Board.waitOnShare("the first frame") { try Board.logs(name).contains("movie first frame") }
       Thread.sleep(forTimeInterval: 1)
       #expect(try Board.control("shutter").status == 0)
-      try Board.waitFor("the movie") { !Card.movies(in: try Board.logs(name)).isEmpty }
+      try Board.waitOnShare("the movie") { !Card.movies(in: try Board.logs(name)).isEmpty }
     }
     let found = try Card.check()
     #expect(found.problems.isEmpty && found.visible.count == 1 && found.hidden.isEmpty, "\(found)")

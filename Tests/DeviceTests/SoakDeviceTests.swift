@@ -26,7 +26,7 @@ extension BoardDeviceTests {
         let file = String(format: "DCIM/100KIOSK/IMG_%04d.JPG", stills + movies)
         let shutter = try Board.control("shutter")
         try #require(shutter.status == 0, "\(shutter.stdout) \(shutter.stderr)")
-        try Board.waitFor(file) { try Board.logs("soak").contains("still \(file) ") }
+        try Board.waitOnShare(file) { try Board.logs("soak").contains("still \(file) ") }
       }
       func movie() throws {
         movies += 1
@@ -35,7 +35,7 @@ extension BoardDeviceTests {
         try #require(try Board.control("shutter").status == 0)
         Thread.sleep(forTimeInterval: 2)
         try #require(try Board.control("shutter").status == 0)
-        try Board.waitFor(file) { try Board.logs("soak").contains("movie \(file) saved") }
+        try Board.waitOnShare(file) { try Board.logs("soak").contains("movie \(file) saved") }
         try #require(try Board.control("mode still").status == 0)
       }
 

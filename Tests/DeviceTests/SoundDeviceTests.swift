@@ -157,7 +157,7 @@ extension BoardDeviceTests {
       Thread.sleep(forTimeInterval: 3)
       // In the background: the unbind returns only once the service has closed the device.
       try Board.spawn("unplug", ["/bin/sh", "-c", "echo snd_aloop.0 > \(driver)/unbind"])
-      try Board.waitFor("the microphone lost") { try Board.logs("micpull").contains("kioskcam: microphone (optional) lost: ") }
+      try Board.waitOnShare("the microphone lost") { try Board.logs("micpull").contains("kioskcam: microphone (optional) lost: ") }
       try Board.waitFor("Off: sound") { try offSound() }
       Thread.sleep(forTimeInterval: 3)
       #expect(try Board.control("shutter").status == 0)
@@ -176,7 +176,7 @@ extension BoardDeviceTests {
 
       #expect(try Board.run("echo snd_aloop.0 > \(driver)/bind").status == 0, "the microphone back")
       _ = try startRecording("micpull")
-      try Board.waitFor("the microphone back") { try Board.logs("micpull").contains("kioskcam: microphone back: ") }
+      try Board.waitOnShare("the microphone back") { try Board.logs("micpull").contains("kioskcam: microphone back: ") }
       try Board.waitFor("no Off: sound") { !(try offSound()) }
       Thread.sleep(forTimeInterval: 3)
       #expect(try Board.control("shutter").status == 0)

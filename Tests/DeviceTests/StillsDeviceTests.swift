@@ -9,7 +9,7 @@ extension BoardDeviceTests {
   @discardableResult
   func press(_ service: String, expecting file: String) throws -> Double? {
     let pressed = try Board.click("shutter")
-    try Board.waitFor(file) { try Board.logs(service).contains("still \(file) ") }
+    try Board.waitOnShare(file) { try Board.logs(service).contains("still \(file) ") }
     return pressed
   }
 
@@ -137,7 +137,7 @@ extension BoardDeviceTests {
     try Board.withService("damaged", config: config) {
       let inject = try Board.run("v4l2-ctl -d /dev/video0 -c inject_v4l2_buf_flag_error=1")
       #expect(inject.status == 0, "\(inject.stderr)")
-      try Board.waitFor("the damaged frame to be counted") { try Board.logs("damaged").contains("the driver flagged it as damaged") }
+      try Board.waitOnShare("the damaged frame to be counted") { try Board.logs("damaged").contains("the driver flagged it as damaged") }
       _ = try Board.kill("damaged")
       let summary = try Board.logs("damaged").split(separator: "\n").last { $0.contains("frames delivered") } ?? ""
       #expect(summary.contains("error-flagged 1,"), "\(summary)")
@@ -201,7 +201,7 @@ extension BoardDeviceTests {
     try Board.withService("crash", config: config) {
       #expect(try names() == ["IMG_0001.JPG"], "leftovers removed at start")
       try Board.click("shutter")
-      try Board.waitFor("a still after the restart") { lags(in: try Board.logs("crash")).count == 1 }
+      try Board.waitOnShare("a still after the restart") { lags(in: try Board.logs("crash")).count == 1 }
       let after = try names()
       #expect(after.count == 2 && after.allSatisfy { !$0.hasPrefix(".") }, "\(after)")
       #expect(after.last.map { $0 > "IMG_0001.JPG" } == true, "a new number above every published one: \(after)")
@@ -243,7 +243,7 @@ extension BoardDeviceTests {
     try Board.withService("enospc", config: noReserve) {
       _ = try guest("dd if=/dev/zero of=\(mount)/filler bs=4k 2>/dev/null; true")
       try Board.click("shutter")
-      try Board.waitFor("the save to fail") { try Board.logs("enospc").contains("screen: Save failed") }
+      try Board.waitOnShare("the save to fail") { try Board.logs("enospc").contains("screen: Save failed") }
       let log = try Board.logs("enospc")
       #expect(log.contains("save failed"))
       #expect(log.contains("No space left on device"), "\(log)")
@@ -251,7 +251,7 @@ extension BoardDeviceTests {
       _ = try guest("rm \(mount)/filler")
       try Board.click("shutter")
       // The failed save did not consume its number: the next press is IMG_0003.
-      try Board.waitFor("a still after space was freed") { try Board.logs("enospc").contains("kioskcam: still DCIM/") }
+      try Board.waitOnShare("a still after space was freed") { try Board.logs("enospc").contains("kioskcam: still DCIM/") }
       let after = try Board.logs("enospc")
       #expect(after.contains("kioskcam: still DCIM/100KIOSK/IMG_0003.JPG "), "\(after)")
       let files = try published()

@@ -18,7 +18,7 @@ extension BoardDeviceTests {
       _ = try startRecording(name)
       Thread.sleep(forTimeInterval: 2)
       #expect(try Board.control("shutter").status == 0)
-      try Board.waitFor("the movie") { !Card.movies(in: try Board.logs(name)).isEmpty }
+      try Board.waitOnShare("the movie") { !Card.movies(in: try Board.logs(name)).isEmpty }
       return try Board.logs(name)
     }
     let movie = try #require(Card.movies(in: log).first)

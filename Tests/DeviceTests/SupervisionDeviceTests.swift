@@ -27,7 +27,7 @@ extension BoardDeviceTests {
       let (config, _) = try Board.makeConfig(name: "notify")
       try Board.spawn("notify", ["python3", "-c", Self.receiver])
       defer { _ = try? Board.kill("notify") }
-      try Board.waitFor("the receiver") { try Board.logs("notify").hasPrefix("listening") }
+      try Board.waitOnShare("the receiver") { try Board.logs("notify").hasPrefix("listening") }
       // Whatever happens here, the next test finds vivid delivering every frame.
       defer { _ = try? Board.run("v4l2-ctl -d /dev/video0 -c percentage_of_dropped_buffers=0") }
       // A 4 s watchdog: pets every 2 s, as systemd's WatchdogSec=4 would ask.

@@ -72,14 +72,14 @@ extension BoardDeviceTests {
     #expect(try Board.control("mode movie").status == 0)
     let before = try Counters.now()
     #expect(try Board.control("shutter").status == 0)
-    try Board.waitFor("the first frame") { firstFrames(try Board.logs(name)) > started }
+    try Board.waitOnShare("the first frame") { firstFrames(try Board.logs(name)) > started }
     // Under the quota the movie takes a frame every 4 s: its window spans five of them, not two or three at a
     // phase that changes from run to run (a 10 s window once gave 81% of idle, and 105-108% on the rerun).
     let recording = try rates(over: share == nil ? window : 20)
     let movieCPU = try GuestCPU.now(config: config).movie
     #expect(try Board.control("shutter").status == 0)
     let after = try Counters.now()
-    try Board.waitFor("the movie", seconds: 300) { Card.movies(in: try Board.logs(name)).count > movies }
+    try Board.waitOnShare("the movie", seconds: 300) { Card.movies(in: try Board.logs(name)).count > movies }
     if share != nil {
       let later = try rates(over: window)
       idle = ((idle.shown + later.shown) / 2, (idle.received + later.received) / 2, idle.missing + later.missing)

@@ -265,7 +265,7 @@ extension BoardDeviceTests {
       try Board.waitFor("frames recorded") { try Board.webcamFrames().count > 5 }
       try Board.truncateWebcamFrame()
       try Board.waitFor("the webcam's truncated frame") { try !Board.webcamTruncated().isEmpty }
-      try Board.waitFor("the damaged frame counted") { try Board.logs("webcam-movie").contains("MJPEG without SOI or EOI, not kept") }
+      try Board.waitOnShare("the damaged frame counted") { try Board.logs("webcam-movie").contains("MJPEG without SOI or EOI, not kept") }
       let truncated = try #require(try Board.webcamTruncated().last)
       let sentAfter = try Board.webcamFrames().count
       try Board.waitFor("frames after the truncated one") { try Board.webcamFrames().count > sentAfter + 3 }
@@ -316,13 +316,13 @@ extension BoardDeviceTests {
     try Board.withService("webcam-pull", config: config) {
       try press("webcam-pull", expecting: "DCIM/100KIOSK/IMG_0001.JPG")
       try Board.unplugWebcam()
-      try Board.waitFor("the camera-lost log line") { try Board.logs("webcam-pull").contains("kioskcam: camera lost: \(Board.webcamLink)") }
+      try Board.waitOnShare("the camera-lost log line") { try Board.logs("webcam-pull").contains("kioskcam: camera lost: \(Board.webcamLink)") }
       try expectMessageOnScreen("Camera not available")
       #expect(try Board.status()["screen"] as? String == "Camera not available")
 
       let node = try Board.plugWebcam()
       let plugged = Date()
-      try Board.waitFor("the camera back") { try Board.logs("webcam-pull").contains("kioskcam: camera back") }
+      try Board.waitOnShare("the camera back") { try Board.logs("webcam-pull").contains("kioskcam: camera back") }
       let back = Date().timeIntervalSince(plugged)
       let log = try Board.logs("webcam-pull")
       // uvcvideo's node comes first, udev's link later (1.9 s later once, under load): the service cannot open

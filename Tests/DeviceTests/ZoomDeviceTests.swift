@@ -15,7 +15,7 @@ extension BoardDeviceTests {
       let started = try Board.logs("zoom")
       #expect(started.contains("zoom method: digital to 4.0x"), "\(started)")
       try Board.click("zoom-in")
-      try Board.waitFor("zoom 2.0x in the log") { try Board.logs("zoom").contains("zoom 2.0x") }
+      try Board.waitOnShare("zoom 2.0x in the log") { try Board.logs("zoom").contains("zoom 2.0x") }
 
       // 640x360 fills 1280x800 as 1280x720 from y 40: quarters of 320 px.
       func centreBars(_ sample: (Int, Int) -> (Int, Int, Int), width: Int, y: Int) -> [String] {
