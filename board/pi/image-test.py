@@ -259,13 +259,15 @@ def judge_roll(folder):
                     fail(f"jpeginfo: {result.stdout.strip()}")
                 stills.append(path)
             elif name.upper().endswith((".MP4", ".MOV")):
+                # The codec too: what the card's encoder choice made on this machine (docs/pi-image.md's table).
                 result = subprocess.run(["ffprobe", "-v", "error", "-count_frames", "-select_streams", "v:0",
-                                         "-show_entries", "stream=nb_read_frames", "-of", "csv=p=0", path],
+                                         "-show_entries", "stream=codec_name,nb_read_frames", "-of", "csv=p=0", path],
                                         capture_output=True, text=True)
-                frames = int(result.stdout.strip() or 0)
+                codec, _, counted = result.stdout.strip().partition(",")
+                frames = int(counted) if counted.isdigit() else 0
                 if result.returncode != 0 or result.stderr.strip() or frames < 1:
                     fail(f"ffprobe {path}: {frames} frames; {result.stderr.strip()}")
-                movies.append((path, frames))
+                movies.append((path, codec, frames))
     return sorted(stills), movies
 
 
@@ -480,9 +482,9 @@ def main():
     if hidden:
         fail(f"the cut left hidden files in the roll: {hidden}")
     stills, movies = judge_roll(pulled)
+    probed = ", ".join(f"{os.path.basename(p)} {codec} {n} frames" for p, codec, n in movies) or "no movie"
     step(f"rsync pull after the cut: {len(stills)} stills and {len(movies)} movies, every one valid "
-         f"(jpeginfo, ffprobe: {', '.join(f'{os.path.basename(p)} {n} frames' for p, n in movies) or 'no movie'})",
-         started)
+         f"(jpeginfo, ffprobe: {probed})", started)
     # The still, the movie the button finished, and the one the cut interrupted: recovered from its fsynced
     # fragments at the service's start (docs/movies.md), not left hidden.
     if len(stills) != 1 or len(movies) != 2:
