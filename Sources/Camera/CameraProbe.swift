@@ -50,14 +50,25 @@ public struct CameraInfo: Encodable, Sendable, Equatable {
 public enum CameraProbe {
   /// Every `/dev/video*` node that is a video capture device, in number order.
   public static func list(devicesIn directory: String = "/dev") -> [CameraInfo] {
-    DirectoryListing.numberedNodes(in: directory, prefix: "video").compactMap { path in
-      guard let info = try? describe(path), info.capture else { return nil }
+    Array(captureDevices(in: directory))
+  }
+
+  /// The capture devices in number order, each opened and described only when the sequence reaches it: a caller
+  /// that stops at the first it can use opens none after it. `sizesOf` as in `describe`.
+  public static func captureDevices(in directory: String = "/dev", sizesOf fourcc: String? = nil)
+    -> LazyMapSequence<LazyFilterSequence<LazyMapSequence<[String], CameraInfo?>>, CameraInfo>
+  {
+    DirectoryListing.numberedNodes(in: directory, prefix: "video").lazy.compactMap { (path) -> CameraInfo? in
+      guard let info = try? describe(path, sizesOf: fourcc), info.capture else { return nil }
       return info
     }
   }
 
-  /// What the device at `path` is and offers; formats only for capture devices.
-  public static func describe(_ path: String) throws(CameraError) -> CameraInfo {
+  /// What the device at `path` is and offers; formats only for capture devices. With `sizesOf`, the sizes and
+  /// rates of that format alone (the others are listed with none): what a camera is judged by at the service's
+  /// start. vivid offers 84 formats at six sizes, and all of their rates are 4,000 ioctls, 1.5-2 s of the
+  /// emulated board at every start.
+  public static func describe(_ path: String, sizesOf fourcc: String? = nil) throws(CameraError) -> CameraInfo {
     let device = try V4L2Device(path: path, nonBlocking: true)
     var capability = v4l2_capability()
     try device.control("VIDIOC_QUERYCAP", CV4L2_VIDIOC_QUERYCAP(), &capability)
@@ -65,7 +76,7 @@ public enum CameraProbe {
     let caps =
       capability.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? capability.device_caps : capability.capabilities
     let capture = caps & UInt32(V4L2_CAP_VIDEO_CAPTURE) != 0
-    let formats = capture ? try formats(of: device) : []
+    let formats = capture ? try formats(of: device, sizesOf: fourcc) : []
     let zoomControl = capture ? device.zoomRange : nil
     let croppable = PixelFormat.allCases.map(\.fourcc).filter { fourcc in formats.contains { $0.fourcc == fourcc } }
     return CameraInfo(
@@ -76,34 +87,41 @@ public enum CameraProbe {
       croppableFormats: croppable)
   }
 
-  static func formats(of device: V4L2Device) throws(CameraError) -> [CameraFormatInfo] {
+  static func formats(of device: V4L2Device, sizesOf wanted: String?) throws(CameraError) -> [CameraFormatInfo] {
     var result: [CameraFormatInfo] = []
     var description = v4l2_fmtdesc()
     description.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
     while try device.enumerate("VIDIOC_ENUM_FMT", CV4L2_VIDIOC_ENUM_FMT(), &description) {
-      let (sizes, stepwise) = try sizes(of: device, format: description.pixelformat)
+      // Only libv4l2 knows the sizes and rates of the formats it makes; the driver is asked for its own.
+      let emulated = description.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0
+      let fourcc = fourccString(description.pixelformat)
+      let (sizes, stepwise) =
+        wanted == nil || wanted == fourcc
+        ? try sizes(of: device, format: description.pixelformat, kernel: !emulated) : ([], false)
       result.append(
         CameraFormatInfo(
-          fourcc: fourccString(description.pixelformat), description: cString(description.description),
-          emulated: description.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0, stepwiseSizes: stepwise, sizes: sizes))
+          fourcc: fourcc, description: cString(description.description),
+          emulated: emulated, stepwiseSizes: stepwise, sizes: sizes))
       description.index += 1
     }
     return result
   }
 
-  static func sizes(of device: V4L2Device, format: UInt32) throws(CameraError) -> ([FrameSizeInfo], stepwise: Bool) {
+  static func sizes(of device: V4L2Device, format: UInt32, kernel: Bool) throws(CameraError)
+    -> ([FrameSizeInfo], stepwise: Bool)
+  {
     var result: [FrameSizeInfo] = []
     var stepwise = false
     var size = v4l2_frmsizeenum()
     size.pixel_format = format
-    while try device.enumerate("VIDIOC_ENUM_FRAMESIZES", CV4L2_VIDIOC_ENUM_FRAMESIZES(), &size) {
+    while try device.enumerate("VIDIOC_ENUM_FRAMESIZES", CV4L2_VIDIOC_ENUM_FRAMESIZES(), &size, kernel: kernel) {
       if size.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {
         let width = Int(size.discrete.width)
         let height = Int(size.discrete.height)
         result.append(
           FrameSizeInfo(
             width: width, height: height,
-            frameRates: try rates(of: device, format: format, width: width, height: height)))
+            frameRates: try rates(of: device, format: format, width: width, height: height, kernel: kernel)))
       } else {
         // Stepwise and continuous ranges: report the two ends, which is what a still or preview picks from.
         stepwise = true
@@ -112,7 +130,8 @@ public enum CameraProbe {
           result.append(
             FrameSizeInfo(
               width: Int(width), height: Int(height),
-              frameRates: try rates(of: device, format: format, width: Int(width), height: Int(height))))
+              frameRates: try rates(
+                of: device, format: format, width: Int(width), height: Int(height), kernel: kernel)))
         }
         break
       }
@@ -121,15 +140,17 @@ public enum CameraProbe {
     return (result, stepwise)
   }
 
-  static func rates(of device: V4L2Device, format: UInt32, width: Int, height: Int) throws(CameraError)
-    -> [FrameRate]
+  static func rates(of device: V4L2Device, format: UInt32, width: Int, height: Int, kernel: Bool)
+    throws(CameraError) -> [FrameRate]
   {
     var result: [FrameRate] = []
     var interval = v4l2_frmivalenum()
     interval.pixel_format = format
     interval.width = UInt32(width)
     interval.height = UInt32(height)
-    while try device.enumerate("VIDIOC_ENUM_FRAMEINTERVALS", CV4L2_VIDIOC_ENUM_FRAMEINTERVALS(), &interval) {
+    while try device.enumerate(
+      "VIDIOC_ENUM_FRAMEINTERVALS", CV4L2_VIDIOC_ENUM_FRAMEINTERVALS(), &interval, kernel: kernel)
+    {
       if interval.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
         result.append(FrameRate(numerator: interval.discrete.numerator, denominator: interval.discrete.denominator))
       } else {

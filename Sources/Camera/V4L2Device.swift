@@ -49,9 +49,17 @@ final class V4L2Device {
     }
   }
 
-  /// Like `control`, but EINVAL (the end of an enumeration) is `false`, not an error.
-  func enumerate<Argument>(_ name: String, _ request: UInt, _ argument: inout Argument) throws(CameraError) -> Bool {
-    let result = withUnsafeMutableBytes(of: &argument) { CV4L2_ioctl(raw, request, $0.baseAddress) }
+  /// Like `control`, but EINVAL (the end of an enumeration) is `false`, not an error. `kernel` asks the driver
+  /// itself, past libv4l2: for a format the driver has, libv4l2 answers each ENUM_FRAMEINTERVALS of the formats
+  /// it can also convert to (YU12, YV12, RGB3, BGR3) by first trying every format of the camera at that size,
+  /// one VIDIOC_TRY_FMT each. For vivid that made a start's probe 90,000 ioctls and seconds of the emulated
+  /// board; for a UVC camera each try is a control transfer on the bus.
+  func enumerate<Argument>(_ name: String, _ request: UInt, _ argument: inout Argument, kernel: Bool = false)
+    throws(CameraError) -> Bool
+  {
+    let result = withUnsafeMutableBytes(of: &argument) {
+      kernel ? ioctl(raw, request, $0.baseAddress!) : CV4L2_ioctl(raw, request, $0.baseAddress)
+    }
     if result == 0 { return true }
     let error = Errno.current
     if error == .invalid { return false }

@@ -107,15 +107,15 @@ enum CapabilityProbe {
     guard decodedFormats.contains(format) else {
       return (.fail(capability, "[camera] format \(format.rawValue) is not decoded"), nil)
     }
-    var candidates: [Result<CameraInfo, CameraError>]
+    // Only the wanted format's sizes and rates, and no node past the first that passes (CameraProbe).
+    let candidates: AnySequence<Result<CameraInfo, CameraError>>
     if config.camera.device == "auto" {
-      candidates = CameraProbe.list().map { .success($0) }
-      if candidates.isEmpty { return (.fail(capability, "no V4L2 video capture device (probed /dev/video*)"), nil) }
+      candidates = AnySequence(CameraProbe.captureDevices(sizesOf: format.fourcc).lazy.map { .success($0) })
     } else {
       do {
-        candidates = [.success(try CameraProbe.describe(config.camera.device))]
+        candidates = AnySequence([.success(try CameraProbe.describe(config.camera.device, sizesOf: format.fourcc))])
       } catch {
-        candidates = [.failure(error)]
+        candidates = AnySequence([.failure(error)])
       }
     }
     var reasons: [String] = []
@@ -130,6 +130,7 @@ enum CapabilityProbe {
         }
       }
     }
+    if reasons.isEmpty { return (.fail(capability, "no V4L2 video capture device (probed /dev/video*)"), nil) }
     return (.fail(capability, reasons.joined(separator: "; ")), nil)
   }
 
