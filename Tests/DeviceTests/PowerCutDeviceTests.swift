@@ -81,7 +81,7 @@ extension BoardDeviceTests {
   /// Replays the card's log on the host (board/virtual/host-cut-check.sh: fsck, the files read out without a
   /// mount, `kioskcam roll recover`, guest-roll-check.py), the guest idle: the log is read where it lies in the
   /// board's disk image and each point checked on a sparse copy of the replayed card, two at a time.
-  func replayCutsOnHost(fileSystem: String, points: String, limit: Int, recovery: String = Board.binary) throws -> [CutPoint] {
+  func replayCutsOnHost(fileSystem: String, points: String, limit: Int, recovery: String = Board.hostBinary) throws -> [CutPoint] {
     let state = try #require(Board.stateDirectory)
     let work = "\(state)/cuts-\(fileSystem)"
     try? FileManager.default.removeItem(atPath: work)
