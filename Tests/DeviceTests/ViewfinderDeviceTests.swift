@@ -49,9 +49,9 @@ extension BoardDeviceTests {
 
   /// The preview's rate idle and while a movie records (`status` counters), the movie's frames and drops, as the
   /// board runs (6 s a window) or under a cgroup `cpu.max` share. There the idle preview is itself short of CPU
-  /// and its rate moves by a tenth from one window to the next (24.6 and 27.4 a second in one run), so the
-  /// idle windows are 10 s, the idle rate the mean of one before the movie and one after it, and the recording
-  /// window 20 s.
+  /// and its rate moves by a tenth from one window to the next (24.6 and 27.4 a second in one run): the ratio
+  /// is printed, not asserted, so one 6 s idle window serves, and the recording window is 12 s, three of the
+  /// paced movie's frames.
   func viewfinderRates(_ name: String, roll: String, share: Double?) throws -> ViewfinderRates {
     let config = "\(Board.share!)/\(name).conf"
     var throttled = false
@@ -61,9 +61,9 @@ extension BoardDeviceTests {
       Thread.sleep(forTimeInterval: 2)
     }
     defer { if throttled { _ = try? Board.unthrottle(config: config) } }
-    let window = share == nil ? 6.0 : 10.0
+    let window = 6.0
     let idleStart = try GuestCPU.now(config: config)
-    var idle = try rates(over: window)
+    let idle = try rates(over: window)
     let spareIdle = idleStart.spare(until: try GuestCPU.now(config: config))
     let log = try Board.logs(name)
     let movies = Card.movies(in: log).count
@@ -73,17 +73,13 @@ extension BoardDeviceTests {
     let before = try Counters.now()
     #expect(try Board.control("shutter").status == 0)
     try Board.waitOnShare("the first frame") { firstFrames(try Board.logs(name)) > started }
-    // Under the quota the movie takes a frame every 4 s: its window spans five of them, not two or three at a
-    // phase that changes from run to run (a 10 s window once gave 81% of idle, and 105-108% on the rerun).
-    let recording = try rates(over: share == nil ? window : 20)
+    // Under the quota the movie takes a frame every 4 s: its window spans three of them, where the test asks
+    // for two.
+    let recording = try rates(over: share == nil ? window : 12)
     let movieCPU = try GuestCPU.now(config: config).movie
     #expect(try Board.control("shutter").status == 0)
     let after = try Counters.now()
     try Board.waitOnShare("the movie", seconds: 300) { Card.movies(in: try Board.logs(name)).count > movies }
-    if share != nil {
-      let later = try rates(over: window)
-      idle = ((idle.shown + later.shown) / 2, (idle.received + later.received) / 2, idle.missing + later.missing)
-    }
     let file = try #require(Card.movies(in: try Board.logs(name)).last)
     let probed = try probeMovie("\(roll)/\(file)")
     let dropped = try #require(try movieRecord(in: roll, file)["droppedFrames"] as? Int)
