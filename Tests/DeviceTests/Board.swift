@@ -23,25 +23,30 @@ struct Board {
 
   /// The guest sees the host's file system over 9p without a page cache, so every start of the 30 MB binary
   /// read the pages it touched over the channel again: `--version` took 0.5 s from there and 0.2 s from the
-  /// guest's tmpfs, and a CLI start on the busy board took seconds. One copy per binary, named by its SHA-256
-  /// and checked against it in the guest (a copy of another build is never run), in /run; a new binary's copy
-  /// replaces the last one. Made once per test process, when the board is first found up.
+  /// guest's tmpfs, and a CLI start on the busy board took seconds. The binary and the libcamera shim the build
+  /// leaves beside it (where kioskcam and guest-appliance.sh look for it) are copied into /run, in a folder
+  /// named by their SHA-256s and checked against them in the guest, so a copy of another build is never run;
+  /// a new build's copy replaces the last one. Made once per test process, when the board is first found up.
   static let guestCopy: (path: String?, failure: String?) = {
+    let folder = URL(fileURLWithPath: hostBinary).deletingLastPathComponent().path
+    let files = [hostBinary, "\(folder)/libkioskcam-libcamera.so"].filter { FileManager.default.fileExists(atPath: $0) }
     do {
-      let hashed = try host(["/usr/bin/sha256sum", hostBinary], timeout: 120)
-      guard hashed.status == 0, let sum = hashed.stdout.split(separator: " ").first, sum.count == 64 else {
-        return (nil, "sha256sum \(hostBinary): \(hashed.stderr)")
+      let hashed = try host(["/usr/bin/sha256sum"] + files, timeout: 120)
+      let sums = hashed.stdout.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
+      guard hashed.status == 0, sums.count == files.count, sums.allSatisfy({ $0.count == 64 }) else {
+        return (nil, "sha256sum \(files): \(hashed.stderr)")
       }
-      let folder = "/run/kioskcam-test/\(sum.prefix(16))"
-      let name = URL(fileURLWithPath: hostBinary).lastPathComponent
+      let copy = "/run/kioskcam-test/" + sums.map { $0.prefix(16) }.joined(separator: "-")
+      let names = files.map { URL(fileURLWithPath: $0).lastPathComponent }
+      let steps = zip(files, names).map { "cp \(shellQuoted($0)) \(copy)/.\($1) && mv \(copy)/.\($1) \(copy)/\($1)" }
       let copied = try run(
-        "[ -x \(folder)/\(name) ] || { rm -rf /run/kioskcam-test && mkdir -p \(folder)"
-          + " && cp \(shellQuoted(hostBinary)) \(folder)/.\(name) && mv \(folder)/.\(name) \(folder)/\(name); }"
-          + " && sha256sum \(folder)/\(name)", timeout: 120)
-      guard copied.status == 0, copied.stdout.hasPrefix(String(sum) + " ") else {
+        "[ -x \(copy)/\(names[0]) ] || { rm -rf /run/kioskcam-test && mkdir -p \(copy) && \(steps.reversed().joined(separator: " && ")); }"
+          + " && cd \(copy) && sha256sum \(names.joined(separator: " "))", timeout: 120)
+      let expected = zip(sums, names).map { "\($0)  \($1)" }.joined(separator: "\n") + "\n"
+      guard copied.status == 0, copied.stdout == expected else {
         return (nil, "the binary's copy in the guest: \(copied.stdout)\(copied.stderr)")
       }
-      return ("\(folder)/\(name)", nil)
+      return ("\(copy)/\(names[0])", nil)
     } catch {
       return (nil, "the binary's copy in the guest: \(error)")
     }
