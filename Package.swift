@@ -116,7 +116,7 @@ let package = Package(
       ]),
 
     // libcamera as a test scripts it, behind the shim's C function table: cameras listed, frames completed, unplugs.
-    .target(name: "LibcameraFakes", dependencies: ["LibcameraCamera", "CLibcameraShim", "KioskCore"], path: "Tests/LibcameraFakes"),
+    .target(name: "LibcameraFakes", dependencies: ["LibcameraCamera", "CLibcameraShim", "KioskCore", "LinuxIO"], path: "Tests/LibcameraFakes"),
     // Runs the tools nobody here wrote (jpeginfo, exiftool, ffprobe, ffmpeg) for the tests that judge files by them.
     .target(name: "TestPeers", path: "Tests/TestPeers"),
     .testTarget(name: "KioskCoreTests", dependencies: ["KioskCore"]),
@@ -142,7 +142,7 @@ let package = Package(
     // The preview's hand-over and workers: newest wins, never out of order, never a wait on the loop.
     .testTarget(name: "PreviewTests", dependencies: ["Preview", "Imaging", "JPEGCodec", "KioskCore", "Scaling", "V4L2Codec"]),
     // Where raw pictures sit in a codec's buffers (the board's vicodec test drives the rest).
-    .testTarget(name: "V4L2CodecTests", dependencies: ["V4L2Codec"]),
+    .testTarget(name: "V4L2CodecTests", dependencies: ["V4L2Codec", "LinuxIO"]),
     // libcamera's adapter: format choice and plane maps, and the capture stream over the fake shim; the real shim on
     // the host's libcamera 0.0.3.
     .testTarget(

@@ -94,7 +94,7 @@ public enum CameraProbe {
     while try device.enumerate("VIDIOC_ENUM_FMT", CV4L2_VIDIOC_ENUM_FMT(), &description) {
       // Only libv4l2 knows the sizes and rates of the formats it makes; the driver is asked for its own.
       let emulated = description.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0
-      let fourcc = fourccString(description.pixelformat)
+      let fourcc = FourCC(code: description.pixelformat).description
       let (sizes, stepwise) =
         wanted == nil || wanted == fourcc
         ? try sizes(of: device, format: description.pixelformat, kernel: !emulated) : ([], false)

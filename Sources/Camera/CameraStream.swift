@@ -78,7 +78,7 @@ public final class CameraStream {
     request.fmt.pix.field = V4L2_FIELD_NONE.rawValue
     try device.control("VIDIOC_S_FMT", CV4L2_VIDIOC_S_FMT(), &request)
     guard request.fmt.pix.pixelformat == Self.fourcc(wanted) else {
-      throw .unsupported("\(path): cannot deliver \(wanted.fourcc), offers \(fourccString(request.fmt.pix.pixelformat))")
+      throw .unsupported("\(path): cannot deliver \(wanted.fourcc), offers \(FourCC(code: request.fmt.pix.pixelformat))")
     }
     format = StreamFormat(
       format: wanted, width: Int(request.fmt.pix.width), height: Int(request.fmt.pix.height),

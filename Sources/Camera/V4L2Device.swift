@@ -69,26 +69,10 @@ final class V4L2Device {
   deinit { _ = v4l2_close(raw) }
 }
 
-/// A fourcc code as four characters, as `v4l2-ctl` prints it.
-func fourccString(_ code: UInt32) -> String {
-  // Bit 31 marks the big-endian variant of a format (V4L2_PIX_FMT_FLAG_BE... as v4l2-ctl prints it, "-BE").
-  let bigEndian = code & (1 << 31) != 0
-  let bytes = (0..<4).map { UInt8(truncatingIfNeeded: (code & ~(1 << 31)) >> ($0 * 8)) }
-  return String(decoding: bytes, as: UTF8.self).trimmingTrailingSpaces + (bigEndian ? "-BE" : "")
-}
-
 /// Characters of a fixed-size C string field (`card`, `driver`, `description`).
 func cString<T>(_ field: T) -> String {
   withUnsafeBytes(of: field) { bytes in
     let prefix = bytes.prefix { $0 != 0 }
     return String(decoding: prefix, as: UTF8.self)
-  }
-}
-
-extension String {
-  var trimmingTrailingSpaces: String {
-    var text = self
-    while text.last == " " { text.removeLast() }
-    return text
   }
 }

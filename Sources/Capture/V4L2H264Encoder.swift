@@ -1,3 +1,4 @@
+import LinuxIO
 import MediaFiles
 import V4L2Codec
 import VideoCodec

@@ -74,7 +74,7 @@ public enum PlaneProbe {
     let screenHeight = Int(mode.vdisplay)
     let fit = fitted(sourceWidth, sourceHeight, into: screenWidth, screenHeight)
     let candidates = planes.filter { $0.onCRTC && $0.type != "cursor" }
-      .flatMap { plane in cameraFormats.filter { plane.formats.contains(fourccName($0.fourcc)) }.map { (plane, $0) } }
+      .flatMap { plane in cameraFormats.filter { plane.formats.contains(FourCC(code: $0.fourcc).description) }.map { (plane, $0) } }
       // An overlay leaves the primary plane to the XRGB8888 buffer that carries the overlay's text.
       .sorted { ($0.0.type == "overlay" ? 0 : 1) < ($1.0.type == "overlay" ? 0 : 1) }
     guard !candidates.isEmpty else {
@@ -100,7 +100,7 @@ public enum PlaneProbe {
       let verdict = testCommit(
         card, plane: plane.id, format: format, source: (sourceWidth, sourceHeight), onto: fit, connector: connector,
         crtc: crtc, mode: mode)
-      let name = fourccName(format.fourcc)
+      let name = FourCC(code: format.fourcc).description
       if verdict == "accepted" {
         return PlaneDecision(
           card: card.path, decision: "plane", plane: plane.id, format: name, atomic: true, planes: planes,
@@ -118,7 +118,7 @@ public enum PlaneProbe {
     return (0..<Int(resources.pointee.count_planes)).compactMap { index -> PlaneInfo? in
       guard let plane = drmModeGetPlane(fd, resources.pointee.planes[index]) else { return nil }
       defer { drmModeFreePlane(plane) }
-      let formats = (0..<Int(plane.pointee.count_formats)).map { fourccName(plane.pointee.formats[$0]) }
+      let formats = (0..<Int(plane.pointee.count_formats)).map { FourCC(code: plane.pointee.formats[$0]).description }
       let type: String =
         switch properties(card, plane.pointee.plane_id, DRM_MODE_OBJECT_PLANE)["type"]?.value {
         case UInt64(DRM_PLANE_TYPE_PRIMARY): "primary"
@@ -195,9 +195,4 @@ public enum PlaneProbe {
     let fit = PixelRect.aspectFit(sourceWidth: width, sourceHeight: height, into: screenWidth, screenHeight)
     return (fit.x, fit.y, fit.width, fit.height)
   }
-}
-
-/// A DRM fourcc as four characters, the way modetest prints formats (`XR24`).
-func fourccName(_ code: UInt32) -> String {
-  String(decoding: (0..<4).map { UInt8((code >> ($0 * 8)) & 0xFF) }, as: UTF8.self)
 }

@@ -1,5 +1,6 @@
 import CLibcameraShim
 import KioskCore
+import LinuxIO
 
 /// One pixel format a libcamera camera offers for a viewfinder stream, with its sizes.
 public struct LibcameraFormatInfo: Encodable, Sendable, Equatable {
@@ -59,7 +60,7 @@ public struct LibcameraCameraInfo: Encodable, Sendable, Equatable {
         }
       }
       return LibcameraFormatInfo(
-        name: name, fourcc: Self.fourccText(format.fourcc), sizeRange: format.range != 0, sizes: sizes)
+        name: name, fourcc: FourCC(code: format.fourcc).description, sizeRange: format.range != 0, sizes: sizes)
     }
     let locations = [0: "front", 1: "back", 2: "external"]
     self.init(
@@ -67,10 +68,5 @@ public struct LibcameraCameraInfo: Encodable, Sendable, Equatable {
       model: withUnsafeBytes(of: &info.model) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) },
       location: locations[Int(info.location)], formats: formats, scalerCrop: info.has_scaler_crop != 0,
       autofocus: info.has_af_trigger != 0)
-  }
-
-  /// A DRM fourcc's four characters, lowest byte first.
-  public static func fourccText(_ code: UInt32) -> String {
-    String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: code >> ($0 * 8)) }, as: UTF8.self)
   }
 }

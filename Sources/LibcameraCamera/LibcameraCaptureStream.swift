@@ -41,7 +41,7 @@ public final class LibcameraCaptureStream {
     card = camera.model.isEmpty ? camera.id : camera.model
     self.frameRate = frameRate
     let granted = stream.granted
-    let name = LibcameraCameraInfo.fourccText(granted.fourcc)
+    let name = FourCC(code: granted.fourcc).description
     guard let pixelFormat = Self.pixelFormat(fourcc: name) else {
       throw .unsupported("libcamera: \(camera.id): asked for \(choice.format), granted \(name), which kioskcam does not read")
     }

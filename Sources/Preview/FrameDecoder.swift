@@ -1,5 +1,6 @@
 import Imaging
 import JPEGCodec
+import LinuxIO
 import V4L2Codec
 
 /// How a preview worker turns a compressed camera frame into YCbCr planes: TurboJPEG on the worker's core, or

@@ -10,18 +10,8 @@ public struct CodecDeviceError: Error, Sendable, CustomStringConvertible {
   init(_ device: String, _ error: SystemCallError) { description = "\(device): \(error)" }
 }
 
-/// A four-character code as V4L2 spells formats (`YU12`, `H264`, `FWHT`).
-public struct FourCC: Hashable, Sendable, CustomStringConvertible {
-  public let code: UInt32
-  public init(code: UInt32) { self.code = code }
-  public init?(_ text: String) {
-    let bytes = Array(text.utf8)
-    guard bytes.count == 4 else { return nil }
-    code = bytes.enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
-  }
-  public var description: String {
-    String(decoding: (0..<4).map { UInt8(truncatingIfNeeded: code >> (8 * $0)) }, as: UTF8.self)
-  }
+/// The codes the codecs speak (`FourCC` is LinuxIO's).
+extension FourCC {
   public static let yu12 = FourCC(code: CV4L2_PIX_FMT_YUV420())
   public static let nv12 = FourCC(code: CV4L2_PIX_FMT_NV12())
   public static let h264 = FourCC(code: CV4L2_PIX_FMT_H264())

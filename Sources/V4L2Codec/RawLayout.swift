@@ -1,3 +1,5 @@
+import LinuxIO
+
 /// Where the planes of a raw 4:2:0 picture sit in one codec buffer, as the driver laid them out: its line
 /// stride (which may be wider than the picture), and its rows, which may be more than the picture's (codecs
 /// work in blocks: 1080 lines are coded as 1088, and the visible rectangle is a selection), with the chroma

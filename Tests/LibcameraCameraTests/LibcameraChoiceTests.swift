@@ -64,9 +64,4 @@ import Testing
     #expect(layout.maps.map(\.fd) == [3, 4, 5])
     #expect(layout.planes.map(\.map) == [0, 1, 2])
   }
-
-  @Test func fourccsAreReadLowestByteFirst() {
-    #expect(LibcameraCameraInfo.fourccText(0x3231_564E) == "NV12")
-    #expect(LibcameraCameraInfo.fourccText(0x3231_5559) == "YU12")
-  }
 }

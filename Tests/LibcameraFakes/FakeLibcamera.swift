@@ -4,6 +4,7 @@
 import CLibcameraShim
 import KioskCore
 import LibcameraCamera
+import LinuxIO
 
 /// libcamera as a test scripts it, behind the shim's own C function table: the adapter and the service run
 /// their real code (the table's calls, the dmabuf mappings, the errors) against cameras that a test lists,
@@ -165,7 +166,7 @@ public final class FakeLibcameraCamera {
   }
 
   fileprivate func configure(fourcc asked: UInt32, width: Int, height: Int, count: Int) -> CInt {
-    let name = grantFourcc ?? LibcameraCameraInfo.fourccText(asked)
+    let name = grantFourcc ?? FourCC(code: asked).description
     let code = name.utf8.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
     let stride: Int
     let lengths: [Int]

@@ -1,3 +1,4 @@
+import LinuxIO
 import Testing
 
 @testable import V4L2Codec
