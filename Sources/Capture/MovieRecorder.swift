@@ -67,9 +67,7 @@ public final class MovieRecorder: Sendable {
   /// threads on it): all give way to the loop and the viewfinder (`ThreadPriority.yielding`). What they
   /// cannot take in time is dropped at `submit` and counted, never queued past `queueBound`, so a crash loses
   /// no more for it.
-  private let encoders = (0..<CPUUse.threads()).map {
-    BackgroundWorker(name: "\(MovieRecorder.threadName)encode-\($0)", niceness: ThreadPriority.yielding)
-  }
+  private let encoders: [BackgroundWorker]
   let writerThread = BackgroundWorker(name: "\(MovieRecorder.threadName)writer", niceness: ThreadPriority.yielding)
   /// What every thread of a recording is named from, x264's too (a thread takes its creator's name): the movie's
   /// CPU is theirs (`CPUUse.threadsNanoseconds(named:)`).
@@ -141,6 +139,10 @@ public final class MovieRecorder: Sendable {
     h264Encoder: H264EncoderChoice = .unprobed, sound input: SoundInput? = nil, tag: String, largestFile: UInt64? = nil
   ) throws(RollError) {
     self.roll = roll
+    // One read of the cores for the encoders and x264's threads alike (affinity and quota may change).
+    encoders = (0..<CPUUse.threads()).map {
+      BackgroundWorker(name: "\(MovieRecorder.threadName)encode-\($0)", niceness: ThreadPriority.yielding)
+    }
     // A limit too small to keep the room below it (a test's) keeps a quarter of itself instead.
     stopSize = largestFile.map { $0 - min(Self.finishingRoom, $0 / 4) }
     self.sourceFormat = sourceFormat
@@ -185,7 +187,7 @@ public final class MovieRecorder: Sendable {
       let settings = H264Settings(
         width: width, height: height, frameRate: frameRate,
         bitRate: preset.h264BitRate(width: width, height: height, frameRate: frameRate),
-        threads: H264Settings.threadsBesideTheLoop(threads: CPUUse.threads()), preset: h264Encoder.preset)
+        threads: H264Settings.threadsBesideTheLoop(threads: encoders.count), preset: h264Encoder.preset)
       let track: H264Track
       do {
         track = try H264Track(settings, encoder: h264Encoder, on: writerThread)
