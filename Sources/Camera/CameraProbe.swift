@@ -66,8 +66,8 @@ public enum CameraProbe {
 
   /// What the device at `path` is and offers; formats only for capture devices. With `sizesOf`, the sizes and
   /// rates of that format alone (the others are listed with none): what a camera is judged by at the service's
-  /// start. vivid offers 84 formats at six sizes, and all of their rates are 4,000 ioctls, 1.5-2 s of the
-  /// emulated board at every start.
+  /// start. vivid offers 84 formats at six sizes: all of their rates are about 4,000 ioctls a node, and the
+  /// start described two nodes twice.
   public static func describe(_ path: String, sizesOf fourcc: String? = nil) throws(CameraError) -> CameraInfo {
     let device = try V4L2Device(path: path, nonBlocking: true)
     var capability = v4l2_capability()
