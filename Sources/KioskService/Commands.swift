@@ -54,10 +54,8 @@ public enum Commands {
       // Without --config, the verdicts are those of the shipped defaults.
       let report = ProbeReport(config: try path.map { (path) throws(ServiceError) in try ConfigLoader.load(path) } ?? Config())
       if json {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard let data = try? encoder.encode(report) else { throw .io("cannot encode the probe report") }
-        print(String(decoding: data, as: UTF8.self))
+        guard let text = JSONOutput.text(report) else { throw .io("cannot encode the probe report") }
+        print(text)
       } else {
         print(report.text)
       }

@@ -22,10 +22,8 @@ extension Commands {
     guard FileStatus.isDirectory(root) else { throw .io("camera roll \(root): no such directory") }
     let items = CameraRoll.list(root: root)
     if json {
-      let encoder = JSONEncoder()
-      encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-      guard let data = try? encoder.encode(items) else { throw .io("cannot encode the roll listing") }
-      print(String(decoding: data, as: UTF8.self))
+      guard let text = JSONOutput.text(items) else { throw .io("cannot encode the roll listing") }
+      print(text)
     } else {
       for item in items { print(item.text) }
     }

@@ -46,11 +46,7 @@ struct ServiceStatus: Codable, Sendable, Equatable {
     let evidence: String
   }
 
-  var json: String {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-    return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-  }
+  var json: String { JSONOutput.text(self) ?? "{}" }
 
   private func milliseconds(_ value: Double?) -> String { value.map { "\($0) ms" } ?? "-" }
 
