@@ -30,12 +30,17 @@ DEBIAN_PACKAGES := pkg-config libv4l-dev libgpiod-dev libturbojpeg0-dev libdrm-d
   libasound2-dev alsa-utils libcamera-dev libcamera-tools \
   dmsetup e2fsprogs dosfstools mtools
 
-# The storage tests only make storage-test runs (each minutes on the emulated board; make test runs a sample of
-# each kind: the vfat roll and failing still, the power cut replayed at two points, the failing and pulled card).
-STORAGE_ONLY := aPowerCutOfTheWholeBoard|aSlowCardNeverHolds|aRecordingOnAFailingCard
-# make sound-test's: the A/V test records ~75 s of a loaded emulated board and judges the beeps to a frame;
-# make test has the microphone pulled mid-recording (about 20 s).
-SOUND_ONLY := aMovieWithTheLoopbacksBeeps
+# The device tests' tiers are the suites nested in BoardDeviceTests (Tests/DeviceTests/BoardDeviceTests.swift), never
+# lists of test names, so a renamed test stays in its tier. make test leaves out the long ones: the card's that only
+# make storage-test runs (minutes each on the emulated board; make test runs a sample of each kind: the vfat roll and
+# failing still, the power cut replayed at two points, the failing and pulled card), the board's power cut (make
+# power-cut-test) and the A/V test (make sound-test: ~75 s of a loaded board, the beeps judged to a frame; make test
+# has the microphone pulled mid-recording, about 20 s).
+DEVICE_SUITE := ^DeviceTests\.BoardDeviceTests
+LONG_TESTS := $(DEVICE_SUITE)/(Storage/(Long|BoardPowerCut)|Sound/Long)/
+STORAGE_TESTS := $(DEVICE_SUITE)/Storage/
+POWER_CUT_TESTS := $(DEVICE_SUITE)/Storage/BoardPowerCut/
+SOUND_TESTS := $(DEVICE_SUITE)/Sound/
 
 # The Pi build's host tools: mmdebstrap makes the trixie build root and arm64 sysroot, qemu-user-static runs the
 # aarch64 binary and its tests (no binfmt_misc here: called by name); patchelf drops the libcamera shim's needless
@@ -52,9 +57,9 @@ DEB_PACKAGES := debhelper dpkg-dev lintian patchelf
 # PI_BUTTONS=on-test-board (what .ci/run sets): make test runs these on the board it booted anyway, with the libgpiod 2
 # build, and make pi-test leaves them out; by default make pi-test boots a board of its own for them.
 PI_BUTTONS ?= own-board
-PI_BUTTON_TESTS := Controls|theTallyLampIsLitExactlyWhileRecording|aFlashStillIsTakenInTheLampsLight|theCameraButtonCyclesThroughTheConfiguredCameras|buttonsWhoseChipGoesAwayAreLetGoAndRequestedAgain|aFlashMissingAtStartStaysOffUntilRestart|pressesGiveConsecutiveFilesThatPeersValidate|aMissingOptionalModeButtonIsLoggedOnceAndStillsAreTaken|aMissingFlashLampIsOffWhenOptionalAndFatalWhenRequired|probeJSONDescribesTheBoardsDevices
+PI_BUTTON_TESTS := $(DEVICE_SUITE)/Lines/
 
-.PHONY: all deps pi-deps build release deb deb-amd64 deb-arm64 libcamera-shim docs-check check test storage-test power-cut-test storage-run sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-image pi-image-test pi-modules pi-board clean cache-clean cache-test
+.PHONY: all deps pi-deps build release deb deb-amd64 deb-arm64 libcamera-shim docs-check check test storage-test power-cut-test sound-test panel-test unit-test device-test run screenshot board-start board-stop board-lint bench pi pi-test pi-image-root pi-image pi-image-test pi-modules pi-board clean cache-clean cache-test
 
 all: build
 
@@ -154,42 +159,29 @@ check: deps board-lint cache-test docs-check
 test: deps board-lint cache-test docs-check release deb-amd64 $(if $(filter on-test-board,$(PI_BUTTONS)),pi-board)
 	@KIOSKCAM_MAKE_START=$(MAKE_START) \
 	  KIOSKCAM_PI_BUTTONS=$(if $(filter on-test-board,$(PI_BUTTONS)),$(CURDIR)/.build/pi/board-kioskcam) \
-	  board/virtual/make-test.sh '$(STORAGE_ONLY)|$(SOUND_ONLY)' '$(PI_BUTTON_TESTS)'
+	  board/virtual/make-test.sh '$(LONG_TESTS)' '$(PI_BUTTON_TESTS)'
 
 ## pi-board: the service as the Pi build makes it (trixie's Swift 6.0.3, libgpiod 2.2) but for x86_64, for the
 ## board's button tests: .build/pi/board-kioskcam (board/pi/board-build.sh).
 pi-board: pi-deps
 	board/pi/board-build.sh
 
-## storage-test: the card's long tests (board/virtual/guest-card.sh, Tests/DeviceTests/*Card*, PowerCut*): stills
+## storage-test: the card's tests, long ones included (board/virtual/guest-card.sh; the Storage suite): stills
 ## and a movie on ext4 and vfat, a failing and a slow card (dm-flakey, dm-delay), and the power cut replayed on
 ## the host at every flush, FUA and mark of a session and 100 random points, on ext4 and vfat (make test runs a
 ## sample of each kind). The board's own power cut, ten times, is make power-cut-test's.
 storage-test: deps board-lint release
-	@$(MAKE) --no-print-directory storage-run STORAGE_FILTER='Card|PowerCut' STORAGE_SKIP='aPowerCutOfTheWholeBoard' STORAGE_LOG=storage-test
+	KIOSKCAM_STORAGE_TESTS=full board/virtual/board-tier.sh storage-test.log '$(STORAGE_TESTS)' '$(POWER_CUT_TESTS)'
 
 ## power-cut-test: QEMU killed under the appliance ten times (after a press, mid-recording; ext4 and vfat), each
 ## next boot's fsck and recovery judged (about half an hour).
 power-cut-test: deps board-lint release
-	@$(MAKE) --no-print-directory storage-run STORAGE_FILTER='aPowerCutOfTheWholeBoard' STORAGE_SKIP='^$$' STORAGE_LOG=power-cut-test
-
-storage-run:
-	@# The board boots (its modules built, the guest brought up) while the tests compile: the two overlap.
-	@mkdir -p $(BOARD_DIR); $(BOARD) start > $(BOARD_DIR)/start.log 2>&1 & boot=$$!; \
-	swift build --build-tests; built=$$?; wait $$boot; booted=$$?; cat $(BOARD_DIR)/start.log; \
-	if [ $$built -ne 0 ] || [ $$booted -ne 0 ]; then $(BOARD) stop; exit 1; fi
-	@set -o pipefail; start=$$(date +%s); KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_STORAGE_TESTS=full KIOSKCAM_BINARY=$(KIOSKCAM) \
-	  swift test --skip-build --filter '$(STORAGE_FILTER)' --skip '$(STORAGE_SKIP)' 2>&1 | tee $(BOARD_DIR)/$(STORAGE_LOG).log; \
-	status=$$?; $(BOARD) stop; echo "make $(STORAGE_LOG): $$(( $$(date +%s) - start )) s on the board"; exit $$status
+	KIOSKCAM_STORAGE_TESTS=full board/virtual/board-tier.sh power-cut-test.log '$(POWER_CUT_TESTS)'
 
 ## sound-test: the microphone on the board (snd-aloop): five beeps played into the loopback as vivid's pattern
 ## switches; the movie's AAC-LC stream at 1 kHz, its length the pictures', each beep in step (offsets printed).
 sound-test: deps board-lint release
-	swift build --build-tests
-	$(BOARD) start
-	@set -o pipefail; KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_BINARY=$(KIOSKCAM) \
-	  swift test --skip-build --filter '$(SOUND_ONLY)|aMicrophonePulledWhileRecording' 2>&1 | tee $(BOARD_DIR)/sound-test.log; \
-	status=$$?; $(BOARD) stop; exit $$status
+	board/virtual/board-tier.sh sound-test.log '$(SOUND_TESTS)'
 
 ## panel-test: `make run` tried as a newcomer would, in chromium and with the sftp, scp and rsync commands it
 ## prints (board/virtual/front-panel-test.py: it boots the board and Ctrl-Cs it). `make test` runs it too, after
@@ -283,12 +275,7 @@ ifeq ($(PI_BUTTONS),on-test-board)
 	@echo "pi-test: the button tests of the libgpiod 2 build are left to make test's board (PI_BUTTONS=on-test-board)"
 else
 	board/pi/board-build.sh
-	@mkdir -p $(BOARD_DIR); $(BOARD) start > $(BOARD_DIR)/start.log 2>&1 & boot=$$!; \
-	swift build --build-tests; built=$$?; wait $$boot; booted=$$?; cat $(BOARD_DIR)/start.log; \
-	if [ $$built -ne 0 ] || [ $$booted -ne 0 ]; then $(BOARD) stop; exit 1; fi
-	@set -o pipefail; KIOSKCAM_DEVICE_TESTS=required KIOSKCAM_BINARY=$(CURDIR)/.build/pi/board-kioskcam \
-	  swift test --skip-build --filter '$(PI_BUTTON_TESTS)' 2>&1 | tee $(BOARD_DIR)/pi-button-test.log; \
-	status=$$?; $(BOARD) stop; exit $$status
+	KIOSKCAM_BINARY=$(CURDIR)/.build/pi/board-kioskcam board/virtual/board-tier.sh pi-button-test.log '$(PI_BUTTON_TESTS)'
 endif
 
 clean:

@@ -106,6 +106,49 @@ extension BoardDeviceTests {
       "\(log)")
   }
 
+  /// `zoom` required of a kiosk configured with nothing to zoom (zoom-maximum = 1.0) cannot run; the zoom of a
+  /// kiosk where it is optional and passes is in ZoomDeviceTests.
+  @Test func zoomRequiredWithNothingToZoomIsExit69() throws {
+    let (config, _) = try Board.makeConfig(name: "nozoom") {
+      $0.replacingOccurrences(of: "jpeg-quality = 90", with: "jpeg-quality = 90\nzoom-maximum = 1.0")
+        .replacingOccurrences(
+          of: "required = still-camera, shutter-button, camera-roll\noptional = display, mode-button, flash, zoom",
+          with: "required = still-camera, shutter-button, camera-roll, zoom\noptional = display, mode-button, flash")
+    }
+    let result = try Board.run("\(Board.binary) run --config \(config)")
+    #expect(result.status == 69, "\(result.stdout) \(result.stderr)")
+    #expect(result.stderr == "kioskcam: zoom (required): [capture] zoom-maximum = 1.0: nothing to zoom\n", "\(result.stderr)")
+  }
+
+  @Test func aMissingCameraIsOneLineAndExit69() throws {
+    let (config, _) = try Board.makeConfig(name: "nocamera") {
+      $0.replacingOccurrences(of: "device = auto\nformat", with: "device = /dev/video7\nformat")
+    }
+    let result = try Board.run("\(Board.binary) run --config \(config)")
+    #expect(result.status == 69)
+    let lines = result.stderr.split(separator: "\n")
+    #expect(lines.count == 1, "\(lines)")
+    #expect(result.stderr.contains("/dev/video7: no such device"))
+  }
+
+  @Test func aDeviceThatIsNotACameraIsOneLineAndExit69() throws {
+    let (config, _) = try Board.makeConfig(name: "notcamera") {
+      $0.replacingOccurrences(of: "device = auto\nformat", with: "device = /dev/dri/card0\nformat")
+    }
+    let result = try Board.run("\(Board.binary) run --config \(config)")
+    #expect(result.status == 69)
+    #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    #expect(result.stderr.hasPrefix("kioskcam: still-camera (required): /dev/dri/card0"), "\(result.stderr)")
+  }
+
+  @Test func aBadConfigPathIsOneLineAndExit78() throws {
+    let result = try Board.run("\(Board.binary) run --config /etc/kioskcam/missing.conf")
+    #expect(result.status == 78)
+    #expect(result.stderr == "kioskcam: /etc/kioskcam/missing.conf: cannot read: No such file or directory\n")
+  }
+}
+
+extension BoardDeviceTests.Lines {
   @Test func aMissingOptionalModeButtonIsLoggedOnceAndStillsAreTaken() throws {
     let (config, roll) = try Board.makeConfig(name: "nomode") {
       $0.replacingOccurrences(of: "mode = mode", with: "mode = nonexistent")
@@ -172,46 +215,5 @@ extension BoardDeviceTests {
     #expect(
       result.stderr == "kioskcam: flash (required): flash lamp (line 42 on gpiochip0 'kioskcam-gpio'): no such line\n",
       "\(result.stderr)")
-  }
-
-  /// `zoom` required of a kiosk configured with nothing to zoom (zoom-maximum = 1.0) cannot run; the zoom of a
-  /// kiosk where it is optional and passes is in ZoomDeviceTests.
-  @Test func zoomRequiredWithNothingToZoomIsExit69() throws {
-    let (config, _) = try Board.makeConfig(name: "nozoom") {
-      $0.replacingOccurrences(of: "jpeg-quality = 90", with: "jpeg-quality = 90\nzoom-maximum = 1.0")
-        .replacingOccurrences(
-          of: "required = still-camera, shutter-button, camera-roll\noptional = display, mode-button, flash, zoom",
-          with: "required = still-camera, shutter-button, camera-roll, zoom\noptional = display, mode-button, flash")
-    }
-    let result = try Board.run("\(Board.binary) run --config \(config)")
-    #expect(result.status == 69, "\(result.stdout) \(result.stderr)")
-    #expect(result.stderr == "kioskcam: zoom (required): [capture] zoom-maximum = 1.0: nothing to zoom\n", "\(result.stderr)")
-  }
-
-  @Test func aMissingCameraIsOneLineAndExit69() throws {
-    let (config, _) = try Board.makeConfig(name: "nocamera") {
-      $0.replacingOccurrences(of: "device = auto\nformat", with: "device = /dev/video7\nformat")
-    }
-    let result = try Board.run("\(Board.binary) run --config \(config)")
-    #expect(result.status == 69)
-    let lines = result.stderr.split(separator: "\n")
-    #expect(lines.count == 1, "\(lines)")
-    #expect(result.stderr.contains("/dev/video7: no such device"))
-  }
-
-  @Test func aDeviceThatIsNotACameraIsOneLineAndExit69() throws {
-    let (config, _) = try Board.makeConfig(name: "notcamera") {
-      $0.replacingOccurrences(of: "device = auto\nformat", with: "device = /dev/dri/card0\nformat")
-    }
-    let result = try Board.run("\(Board.binary) run --config \(config)")
-    #expect(result.status == 69)
-    #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
-    #expect(result.stderr.hasPrefix("kioskcam: still-camera (required): /dev/dri/card0"), "\(result.stderr)")
-  }
-
-  @Test func aBadConfigPathIsOneLineAndExit78() throws {
-    let result = try Board.run("\(Board.binary) run --config /etc/kioskcam/missing.conf")
-    #expect(result.status == 78)
-    #expect(result.stderr == "kioskcam: /etc/kioskcam/missing.conf: cannot read: No such file or directory\n")
   }
 }

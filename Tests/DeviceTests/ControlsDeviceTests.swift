@@ -2,7 +2,7 @@ import Foundation
 import JPEGCodec
 import Testing
 
-extension BoardDeviceTests {
+extension BoardDeviceTests.Lines {
   /// The buttons, the lamps and the control socket, on gpio-sim's real edges with kernel timestamps.
   @Suite struct Controls {
     /// gpio-sim's sysfs folder for the board's chip, read in the guest.
@@ -110,7 +110,7 @@ extension BoardDeviceTests {
   }
 }
 
-extension BoardDeviceTests.Controls {
+extension BoardDeviceTests.Lines.Controls {
   /// A kiosk whose shutter line is missing, with `shutter-button` optional: it runs, says so once, and the
   /// control socket still takes photos.
   @Test func withoutAShutterLineTheSocketStillTakesPhotos() throws {
@@ -131,7 +131,7 @@ extension BoardDeviceTests.Controls {
   }
 }
 
-extension BoardDeviceTests {
+extension BoardDeviceTests.Lines {
   /// The tally lamp (gpio-sim line 6, driven by the service) is lit exactly while a movie records.
   @Test func theTallyLampIsLitExactlyWhileRecording() throws {
     let lamps = Controls()
@@ -278,9 +278,7 @@ extension BoardDeviceTests {
       #expect(stopped.stdout.contains("exited 0"), "\(stopped.stdout)")
     }
   }
-}
 
-extension BoardDeviceTests {
   /// A flash whose lamp is missing at start stays off until the service restarts (docs/capabilities.md), even
   /// when its chip comes while the service runs and the buttons on that chip come back: a second gpio-sim chip
   /// of its own (the shutter and the flash lamp on it), made live only after the start. A still through the

@@ -4,7 +4,7 @@ import Testing
 /// A card that fails (dm-flakey: every write EIO from a moment on) and a card pulled out (the device gone
 /// under the mounted file system), on the board's card (Board+Storage.swift). In the serialized board suite:
 /// every test here holds the camera.
-extension BoardDeviceTests {
+extension BoardSuite {
   /// The visible names of the card's roll folder, as anyone pulling it sees them.
   func visibleOnCard() throws -> [String] {
     try Board.run("ls \(Card.mount)/DCIM/100KIOSK").stdout.split(separator: "\n").map(String.init)
@@ -30,70 +30,6 @@ extension BoardDeviceTests {
     let frames = try #require(record["frames"] as? Int)
     #expect(found.visible.first { $0.file == movie }?.frames == frames, "ffprobe's count is the record's \(frames)")
     return (frames, record["durationSeconds"] as? Double ?? 0, record["recovered"] as? Bool ?? false)
-  }
-
-  /// ext4, as the appliance ships; one service throughout (each start and card check costs a minute on the
-  /// emulated board). Every write the card fails, whichever it is, makes the card not available until it is
-  /// put back, and its return makes it the roll again by itself:
-  ///
-  /// - a still whose write fails (EIO): "Save failed", nothing visible (`aStillFailsOnTheCard...`);
-  /// - a still published whose record's append fails (dm-flakey under the records file's last block only):
-  ///   the still visible and whole, "Storage not available";
-  /// - a delete in review whose folder fsync fails: "Storage not available", the item back once the card is,
-  ///   and deleted then;
-  /// - pulled mid-recording (dm `error` under the mounted file system, the mount point taken away later, as
-  ///   systemd does when a mount's device goes): the recording's next fragment fails, "Storage not available"
-  ///   within 2 s of the device going by the guest's clock (the swap to `error`, the kiosk's check), the
-  ///   recording stopped, `status` answering meanwhile. Put back (fsck, mount): the same service publishes the
-  ///   recording the pull cut off (recovered, ffmpeg silent, ffprobe's frame count the record's);
-  /// - pulled five times more with nothing recording, where only the file system taken away tells: within 2 s
-  ///   each time, the delay printed, back each time.
-  ///
-  /// The failed still used no number, the deleted one keeps its own: the movie is IMG_0003.
-  @Test func aCardThatFailsOrIsPulledIsNotAvailableUntilPutBackAndNothingOnItIsLost() throws {
-    try Card.format("ext4")
-    let name = "failcard"
-    let (config, _) = try movieConfig(name) { Card.roll(name)($0) + "\n[review]\nallow-delete = yes\n" }
-    let movie = "DCIM/100KIOSK/IMG_0003.MOV"
-    try Board.withService(name, config: config) {
-      try aStillFailsOnTheCardAndTheCardIsNotAvailableUntilPutBack(name)
-      try aRecordTheCardFailsLeavesTheStillAndTheCardNotAvailable(name)
-      try aDeleteTheCardFailsLeavesTheItemAndTheCardNotAvailable(name)
-
-      _ = try startRecording(name)
-      try Board.waitOnShare("the first frame") { try Board.logs(name).contains("movie first frame") }
-      Thread.sleep(forTimeInterval: 2)
-      let delay = try pullTheCard(name).sinceSwap
-      print(String(format: "card pulled while recording: storage lost %.2f s after the swap was done", delay))
-      #expect(delay <= 2.0, "Storage not available within 2 s of the pull")
-      // `status` answers while the card is gone; "Save failed" (the recording's last write) may hold the
-      // screen for its 3 s first.
-      var status: [String: Any] = [:]
-      try Board.waitFor("Storage not available on screen") {
-        status = try Board.status()
-        return status["screen"] as? String == "Storage not available"
-      }
-      #expect(status["recording"] as? Bool == false)
-      try putTheCardBack(name)
-      try Board.waitOnShare("the cut-off recording published") { try Board.logs(name).contains("kioskcam: movie \(movie) recovered") }
-
-      // Nothing recording, nothing writes: the service hears the card go from the mount table. Each delay runs
-      // from the mount gone from every namespace (the harness's own unmount took 0.8-2.5 s of a slow guest's
-      // time after the swap, which is not the service's) to the service's check.
-      var delays: [(sinceSwap: Double, sinceUnmount: Double)] = []
-      for _ in 1...5 {
-        delays.append(try pullTheCard(name))
-        try Board.waitFor("Storage not available on screen") { try Board.status()["screen"] as? String == "Storage not available" }
-        try putTheCardBack(name)
-      }
-      print("card pulled five times, nothing recording: storage lost "
-        + delays.map { String(format: "%.2f s", $0.sinceSwap) }.joined(separator: ", ") + " after the swap was done, "
-        + delays.map { String(format: "%.2f s", $0.sinceUnmount) }.joined(separator: ", ") + " after the unmount")
-      #expect(delays.allSatisfy { $0.sinceUnmount <= 2.0 }, "Storage not available within 2 s of each unmount: \(delays)")
-    }
-    let kept = try expectCardRoll(["DCIM/100KIOSK/IMG_0001.JPG", movie], movie: movie)
-    print("card pulled: the movie kept \(kept.frames) frames, \(kept.seconds) s")
-    #expect(kept.recovered && kept.frames > 0)
   }
 
   /// Pulls the card (guest-card.sh pull) and waits for the kiosk to see it gone: the seconds to the kiosk's check
@@ -195,6 +131,72 @@ extension BoardDeviceTests {
     print("failing card: \(try Board.logs(name).split(separator: "\n").filter { $0.contains("save failed") || $0.contains("storage lost") })")
     try putTheCardBack(name, remount: true)
   }
+}
+
+extension BoardDeviceTests.Storage {
+  /// ext4, as the appliance ships; one service throughout (each start and card check costs a minute on the
+  /// emulated board). Every write the card fails, whichever it is, makes the card not available until it is
+  /// put back, and its return makes it the roll again by itself:
+  ///
+  /// - a still whose write fails (EIO): "Save failed", nothing visible (`aStillFailsOnTheCard...`);
+  /// - a still published whose record's append fails (dm-flakey under the records file's last block only):
+  ///   the still visible and whole, "Storage not available";
+  /// - a delete in review whose folder fsync fails: "Storage not available", the item back once the card is,
+  ///   and deleted then;
+  /// - pulled mid-recording (dm `error` under the mounted file system, the mount point taken away later, as
+  ///   systemd does when a mount's device goes): the recording's next fragment fails, "Storage not available"
+  ///   within 2 s of the device going by the guest's clock (the swap to `error`, the kiosk's check), the
+  ///   recording stopped, `status` answering meanwhile. Put back (fsck, mount): the same service publishes the
+  ///   recording the pull cut off (recovered, ffmpeg silent, ffprobe's frame count the record's);
+  /// - pulled five times more with nothing recording, where only the file system taken away tells: within 2 s
+  ///   each time, the delay printed, back each time.
+  ///
+  /// The failed still used no number, the deleted one keeps its own: the movie is IMG_0003.
+  @Test func aCardThatFailsOrIsPulledIsNotAvailableUntilPutBackAndNothingOnItIsLost() throws {
+    try Card.format("ext4")
+    let name = "failcard"
+    let (config, _) = try movieConfig(name) { Card.roll(name)($0) + "\n[review]\nallow-delete = yes\n" }
+    let movie = "DCIM/100KIOSK/IMG_0003.MOV"
+    try Board.withService(name, config: config) {
+      try aStillFailsOnTheCardAndTheCardIsNotAvailableUntilPutBack(name)
+      try aRecordTheCardFailsLeavesTheStillAndTheCardNotAvailable(name)
+      try aDeleteTheCardFailsLeavesTheItemAndTheCardNotAvailable(name)
+
+      _ = try startRecording(name)
+      try Board.waitOnShare("the first frame") { try Board.logs(name).contains("movie first frame") }
+      Thread.sleep(forTimeInterval: 2)
+      let delay = try pullTheCard(name).sinceSwap
+      print(String(format: "card pulled while recording: storage lost %.2f s after the swap was done", delay))
+      #expect(delay <= 2.0, "Storage not available within 2 s of the pull")
+      // `status` answers while the card is gone; "Save failed" (the recording's last write) may hold the
+      // screen for its 3 s first.
+      var status: [String: Any] = [:]
+      try Board.waitFor("Storage not available on screen") {
+        status = try Board.status()
+        return status["screen"] as? String == "Storage not available"
+      }
+      #expect(status["recording"] as? Bool == false)
+      try putTheCardBack(name)
+      try Board.waitOnShare("the cut-off recording published") { try Board.logs(name).contains("kioskcam: movie \(movie) recovered") }
+
+      // Nothing recording, nothing writes: the service hears the card go from the mount table. Each delay runs
+      // from the mount gone from every namespace (the harness's own unmount took 0.8-2.5 s of a slow guest's
+      // time after the swap, which is not the service's) to the service's check.
+      var delays: [(sinceSwap: Double, sinceUnmount: Double)] = []
+      for _ in 1...5 {
+        delays.append(try pullTheCard(name))
+        try Board.waitFor("Storage not available on screen") { try Board.status()["screen"] as? String == "Storage not available" }
+        try putTheCardBack(name)
+      }
+      print("card pulled five times, nothing recording: storage lost "
+        + delays.map { String(format: "%.2f s", $0.sinceSwap) }.joined(separator: ", ") + " after the swap was done, "
+        + delays.map { String(format: "%.2f s", $0.sinceUnmount) }.joined(separator: ", ") + " after the unmount")
+      #expect(delays.allSatisfy { $0.sinceUnmount <= 2.0 }, "Storage not available within 2 s of each unmount: \(delays)")
+    }
+    let kept = try expectCardRoll(["DCIM/100KIOSK/IMG_0001.JPG", movie], movie: movie)
+    print("card pulled: the movie kept \(kept.frames) frames, \(kept.seconds) s")
+    #expect(kept.recovered && kept.frames > 0)
+  }
 
   /// The failing still on vfat, as cards come formatted and as people read them on a PC: the same promises as
   /// on ext4 (the test above), then the next press is IMG_0002 and the card's roll whole by the peers. The
@@ -211,7 +213,9 @@ extension BoardDeviceTests {
     #expect(found.problems.isEmpty && found.hidden.isEmpty, "\(found)")
     #expect(found.visible.map(\.file) == ["DCIM/100KIOSK/IMG_0001.JPG", "DCIM/100KIOSK/IMG_0002.JPG"], "\(found.visible)")
   }
+}
 
+extension BoardDeviceTests.Storage.Long {
   /// A recording whose write fails on the card stops at once ("Save failed"). On ext4, read-only from then on,
   /// its file cannot be finished there; on vfat the card's cache no longer matches the card. So it is published
   /// when the card is back (`remount`), by the same service: cut to its last whole fragment, whole by ffmpeg,

@@ -4,40 +4,6 @@ import Testing
 /// Movies on the board, from vivid's YUYV stream, checked on the host by ffprobe and ffmpeg. In the
 /// serialized board suite: every test here holds the one camera.
 extension BoardDeviceTests {
-  /// The board's configuration with movie mode allowed at the stream's own size. `movie-camera` measures the
-  /// rate vivid delivers when asked for the camera's 30 fps; 10 fps wanted leaves room for the emulated
-  /// guest's stalls on a loaded machine (vivid asked for 10 delivered 8.9 under a load of 9 on two cores).
-
-  /// `codec` nil leaves h264-encoder out of the lists, so `auto` records Motion-JPEG; "h264" wants the encoder,
-  /// and the microphone, which the board has not (no sound card but in the sound test): silent MP4s.
-  func movieConfig(
-    _ name: String, maximum: Int = 600, quality: String = "high", codec: String? = nil, frameRate: Int = 10,
-    edit: @escaping (String) -> String = { $0 }
-  ) throws -> (config: String, roll: String) {
-    let optional = "optional = display, mode-button, movie-camera" + (codec == nil ? "" : ", h264-encoder, microphone")
-    return try Board.makeConfig(name: name) {
-      edit($0).replacingOccurrences(of: "optional = display, mode-button", with: optional)
-        + "[movie]\nsize = 640x360\nframe-rate = \(frameRate)\nmaximum-duration-s = \(maximum)\nquality = \(quality)\n"
-        + (codec.map { "codec = \($0)\n" } ?? "")
-    }
-  }
-
-  /// Switches to movie mode and starts recording over the control socket; returns the start (CLOCK_MONOTONIC
-  /// seconds) the service logged.
-  func startRecording(_ service: String) throws -> Double {
-    let mode = try Board.control("mode movie")
-    #expect(mode.status == 0, "\(mode.stderr)")
-    let shutter = try Board.control("shutter")
-    #expect(shutter.status == 0, "\(shutter.stderr)")
-    var start: Double?
-    try Board.waitFor("\(service) to record") {
-      let line = try Board.logs(service).split(separator: "\n").first { $0.contains("kioskcam: movie recording") }
-      start = line.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
-      return start != nil
-    }
-    return start!
-  }
-
   /// ffprobe's codec, frame count and duration; ffmpeg's words while decoding every frame (none expected).
   func probeMovie(_ path: String) throws -> (codec: String, frames: Int, seconds: Double, ffmpeg: String) {
     let probe = try Board.host([
@@ -54,17 +20,6 @@ extension BoardDeviceTests {
       fields["codec_name"] ?? "", Int(fields["nb_read_frames"] ?? "") ?? -1, Double(fields["duration"] ?? "") ?? -1,
       probe.stderr + decode.stdout + decode.stderr
     )
-  }
-
-  /// The frames and seconds of `file` as the service logged them.
-  func loggedMovie(_ service: String, _ file: String) throws -> (frames: Int, seconds: Double)? {
-    guard let line = try Board.logs(service).split(separator: "\n").first(where: { $0.contains("kioskcam: movie \(file) ") })
-    else { return nil }
-    let words = line.replacingOccurrences(of: ",", with: "").split(separator: " ").map(String.init)
-    guard let frames = words.firstIndex(of: "frames").flatMap({ Int(words[$0 + 1]) }),
-      let seconds = words.firstIndex(of: "s").flatMap({ Double(words[$0 - 1]) })
-    else { return nil }
-    return (frames, seconds)
   }
 
   /// The roll's record of `file` (its line of `.kioskcam-items.jsonl`, appended and fsynced after the log line).
@@ -330,5 +285,52 @@ extension BoardDeviceTests {
       #expect(try Board.control("shutter").status == 0)
       try Board.waitFor("IMG_0002.MOV") { try loggedMovie("movieenospc", "DCIM/100KIOSK/IMG_0002.MOV") != nil }
     }
+  }
+}
+
+extension BoardSuite {
+  /// The board's configuration with movie mode allowed at the stream's own size. `movie-camera` measures the
+  /// rate vivid delivers when asked for the camera's 30 fps; 10 fps wanted leaves room for the emulated
+  /// guest's stalls on a loaded machine (vivid asked for 10 delivered 8.9 under a load of 9 on two cores).
+
+  /// `codec` nil leaves h264-encoder out of the lists, so `auto` records Motion-JPEG; "h264" wants the encoder,
+  /// and the microphone, which the board has not (no sound card but in the sound test): silent MP4s.
+  func movieConfig(
+    _ name: String, maximum: Int = 600, quality: String = "high", codec: String? = nil, frameRate: Int = 10,
+    edit: @escaping (String) -> String = { $0 }
+  ) throws -> (config: String, roll: String) {
+    let optional = "optional = display, mode-button, movie-camera" + (codec == nil ? "" : ", h264-encoder, microphone")
+    return try Board.makeConfig(name: name) {
+      edit($0).replacingOccurrences(of: "optional = display, mode-button", with: optional)
+        + "[movie]\nsize = 640x360\nframe-rate = \(frameRate)\nmaximum-duration-s = \(maximum)\nquality = \(quality)\n"
+        + (codec.map { "codec = \($0)\n" } ?? "")
+    }
+  }
+
+  /// Switches to movie mode and starts recording over the control socket; returns the start (CLOCK_MONOTONIC
+  /// seconds) the service logged.
+  func startRecording(_ service: String) throws -> Double {
+    let mode = try Board.control("mode movie")
+    #expect(mode.status == 0, "\(mode.stderr)")
+    let shutter = try Board.control("shutter")
+    #expect(shutter.status == 0, "\(shutter.stderr)")
+    var start: Double?
+    try Board.waitFor("\(service) to record") {
+      let line = try Board.logs(service).split(separator: "\n").first { $0.contains("kioskcam: movie recording") }
+      start = line.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+      return start != nil
+    }
+    return start!
+  }
+
+  /// The frames and seconds of `file` as the service logged them.
+  func loggedMovie(_ service: String, _ file: String) throws -> (frames: Int, seconds: Double)? {
+    guard let line = try Board.logs(service).split(separator: "\n").first(where: { $0.contains("kioskcam: movie \(file) ") })
+    else { return nil }
+    let words = line.replacingOccurrences(of: ",", with: "").split(separator: " ").map(String.init)
+    guard let frames = words.firstIndex(of: "frames").flatMap({ Int(words[$0 + 1]) }),
+      let seconds = words.firstIndex(of: "s").flatMap({ Double(words[$0 - 1]) })
+    else { return nil }
+    return (frames, seconds)
   }
 }

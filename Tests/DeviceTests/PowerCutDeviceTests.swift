@@ -22,7 +22,9 @@ extension BoardDeviceTests {
     let status: Int
     let check: Check
   }
+}
 
+extension BoardSuite {
   /// A session on a card recorded from its mkfs on: `stills` presses, a movie, another killed (SIGKILL)
   /// mid-recording and published by the next start, a still after. After each item is published (its log
   /// line), a mark `after:FILE` goes into the log: from there on, a cut must keep FILE. Returns the config
@@ -67,7 +69,7 @@ extension BoardDeviceTests {
   }
 
   /// Replays the card's log at `points` (replay-log-writes.py's --points, --limit) and checks each.
-  func replayCuts(_ config: String, fileSystem: String, points: String, limit: Int) throws -> [CutPoint] {
+  func replayCuts(_ config: String, fileSystem: String, points: String, limit: Int) throws -> [BoardDeviceTests.CutPoint] {
     try Card.card("replay-reset")
     let check = "CONF=\(config) KIOSKCAM=\(Board.binary) FS=\(fileSystem) sh board/virtual/guest-cut-check.sh"
     let replay = try Board.run(
@@ -75,13 +77,13 @@ extension BoardDeviceTests {
         + "--start-mark mkfs --points \(points) --limit \(limit) --check '\(check)'", timeout: 36000)
     let lines = replay.stdout.split(separator: "\n")
     print("power cut: \(lines.first ?? "no output") \(replay.stderr)")
-    return try lines.dropFirst().map { try JSONDecoder().decode(CutPoint.self, from: Data($0.utf8)) }
+    return try lines.dropFirst().map { try JSONDecoder().decode(BoardDeviceTests.CutPoint.self, from: Data($0.utf8)) }
   }
 
   /// Replays the card's log on the host (board/virtual/host-cut-check.sh: fsck, the files read out without a
   /// mount, `kioskcam roll recover`, guest-roll-check.py), the guest idle: the log is read where it lies in the
   /// board's disk image and each point checked on a sparse copy of the replayed card, two at a time.
-  func replayCutsOnHost(fileSystem: String, points: String, limit: Int, recovery: String = Board.hostBinary) throws -> [CutPoint] {
+  func replayCutsOnHost(fileSystem: String, points: String, limit: Int, recovery: String = Board.hostBinary) throws -> [BoardDeviceTests.CutPoint] {
     let state = try #require(Board.stateDirectory)
     let work = "\(state)/cuts-\(fileSystem)"
     try? FileManager.default.removeItem(atPath: work)
@@ -100,14 +102,14 @@ extension BoardDeviceTests {
       ], timeout: 3600)
     let lines = replay.stdout.split(separator: "\n")
     print("power cut on the host: \(lines.first ?? "no output") \(replay.stderr)")
-    return try lines.dropFirst().map { try JSONDecoder().decode(CutPoint.self, from: Data($0.utf8)) }
+    return try lines.dropFirst().map { try JSONDecoder().decode(BoardDeviceTests.CutPoint.self, from: Data($0.utf8)) }
   }
 
   /// The roll's promises at every cut: fsck repaired or clean and then clean, the card mounts, the service
   /// starts, every visible file whole, nothing hidden left after the start, each record agreeing with its
   /// file, every file the session published before the point's mark there with it, and no number ever
   /// naming anything but what the session gave it. Prints a line for each point that found anything.
-  func expectSound(_ cuts: [CutPoint], published files: [String], _ label: String) {
+  func expectSound(_ cuts: [BoardDeviceTests.CutPoint], published files: [String], _ label: String) {
     #expect(!cuts.isEmpty, "\(label): no point replayed")
     var repaired = 0
     var secondPasses = 0
@@ -138,6 +140,17 @@ extension BoardDeviceTests {
         + "session \(files)")
   }
 
+  /// The stills a service's log says it published, in order.
+  func stillsLogged(_ log: String) -> [String] {
+    log.split(separator: "\n").compactMap { line in
+      guard line.contains("kioskcam: still DCIM/") else { return nil }
+      let words = line.split(separator: " ")
+      return words.firstIndex(of: "still").map { String(words[$0 + 1]) }
+    }
+  }
+}
+
+extension BoardDeviceTests.Storage {
   /// A session replayed on the host: in `make test` a short one (two stills, the movies) at 20 points spread
   /// over its flushes, FUAs and marks and ten random writes; in `make storage-test` a session of 20 stills at
   /// every flush, FUA and mark and 100 random writes (xfstests' generic/482 set), on ext4 and on vfat. The ext4
@@ -165,7 +178,9 @@ extension BoardDeviceTests {
       expectSound(inGuest, published: files, "\(fileSystem) in the guest")
     }
   }
+}
 
+extension BoardDeviceTests.Storage.BoardPowerCut {
   /// The board's power cut end to end: the host kills QEMU with SIGKILL (`board power-cut`; the card is
   /// write-back cached, so what the guest had not flushed is lost), in rounds of two: right after a press, and
   /// mid-recording; three rounds on ext4 and two on vfat, ten cuts. Each next boot fsck's the card and mounts it
@@ -245,15 +260,6 @@ extension BoardDeviceTests {
       // And the cut landed when the test asked for it (the host's command, a round trip after the clock was
       // read): a movie much longer than that was cut later than the test thinks.
       #expect(seconds <= killedAt - firstFrame + 3.0, "the power cut came \(seconds - (killedAt - firstFrame)) s after the clock was read")
-    }
-  }
-
-  /// The stills a service's log says it published, in order.
-  func stillsLogged(_ log: String) -> [String] {
-    log.split(separator: "\n").compactMap { line in
-      guard line.contains("kioskcam: still DCIM/") else { return nil }
-      let words = line.split(separator: " ")
-      return words.firstIndex(of: "still").map { String(words[$0 + 1]) }
     }
   }
 }

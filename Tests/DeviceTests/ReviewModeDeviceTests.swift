@@ -30,12 +30,6 @@ extension BoardDeviceTests {
     ])
   }
 
-  /// The last screen the service logged.
-  func lastScreen(_ service: String) throws -> String {
-    let lines = try Board.logs(service).split(separator: "\n").filter { $0.hasPrefix("kioskcam: screen: ") }
-    return lines.last.map { String($0.dropFirst("kioskcam: screen: ".count)) } ?? ""
-  }
-
   func near(_ got: (Int, Int, Int), _ want: (Int, Int, Int)) -> Bool {
     abs(got.0 - want.0) <= 24 && abs(got.1 - want.1) <= 24 && abs(got.2 - want.2) <= 24
   }
@@ -211,3 +205,10 @@ extension BoardDeviceTests {
   }
 }
 
+extension BoardSuite {
+  /// The last screen the service logged.
+  func lastScreen(_ service: String) throws -> String {
+    let lines = try Board.logs(service).split(separator: "\n").filter { $0.hasPrefix("kioskcam: screen: ") }
+    return lines.last.map { String($0.dropFirst("kioskcam: screen: ".count)) } ?? ""
+  }
+}

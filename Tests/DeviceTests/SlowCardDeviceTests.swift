@@ -3,7 +3,7 @@ import Testing
 
 /// A slow card (dm-delay: every write, flush and FUA 200 ms late, as an SD card stalls): the loop must never
 /// wait on it. In the serialized board suite: it holds the camera.
-extension BoardDeviceTests {
+extension BoardSuite {
   /// Shown frames a second, from `status` counters over `seconds`, with the camera's frames received and
   /// missing (by sequence) in the same window.
   func rates(over seconds: Double) throws -> (shown: Double, received: Double, missing: Int) {
@@ -17,7 +17,9 @@ extension BoardDeviceTests {
       after.missing - before.missing
     )
   }
+}
 
+extension BoardDeviceTests.Storage.Long {
   /// The preview while a 640x360 movie records, on the slow card against the same recording on a healthy
   /// one (the peer: the guest's CPU is shared with the encoders either way, so only the card differs), and
   /// idle; a still's press against its edge on the slow card; the movie's frames, and the ones the card could
@@ -86,7 +88,9 @@ extension BoardDeviceTests {
     if let last = records.last { figures.append("its record: \(last)") }
     for figure in figures { print("slow card: \(figure)") }
   }
+}
 
+extension BoardDeviceTests.Storage {
   /// Opening a recording is disk work (the hidden file, its folder and its header, each fsynced): on a card
   /// that takes 3 s a write it takes many seconds, and the loop must go on meanwhile. `kioskcam shutter` and
   /// `status` are answered by the loop, so both answering, with more frames shown between two `status`

@@ -4,7 +4,7 @@ import Testing
 /// Sound on the board: snd-aloop's loopback is the microphone (what is played into hw:Loopback,1,0 is
 /// captured from hw:Loopback,0,0, which `[movie] audio = auto` finds), the movie is H.264 from vivid, and the
 /// file is judged on the host by ffprobe and ffmpeg.
-extension BoardDeviceTests {
+extension BoardSuite {
   /// The config of the sound tests: H.264 movies, the microphone optional.
   func soundConfig(_ name: String) throws -> (config: String, roll: String) {
     try Board.makeConfig(name: name) {
@@ -13,7 +13,9 @@ extension BoardDeviceTests {
         + "[movie]\nsize = 640x360\nframe-rate = 10\ncodec = h264\naudio = auto\n"
     }
   }
+}
 
+extension BoardDeviceTests.Sound.Long {
   /// Five beeps of 1 kHz played into the loopback while vivid's test pattern switches with each (white,
   /// blue, ...; board/virtual/guest-beeps.py): the movie has an AAC-LC stream at 48 kHz, mono, whose
   /// dominant frequency is 1 kHz and whose length is the pictures' within 50 ms, and each beep starts
@@ -125,7 +127,9 @@ extension BoardDeviceTests {
           && record.contains("\"audioChannels\":1") && record.contains("\"audioProfile\":\"LC\""), "\(record)")
     }
   }
+}
 
+extension BoardDeviceTests.Sound {
   /// The microphone pulled while a movie records: snd-aloop's platform device unbound from its driver under
   /// the open capture. That is the kernel's `snd_card_disconnect`, what snd-usb-audio does when a USB
   /// microphone is pulled; a USB one cannot be pulled here (no emulated USB host controller carries its
@@ -187,7 +191,9 @@ extension BoardDeviceTests {
       #expect(abs((back["audio"] ?? -10) - (back["video"] ?? 0)) <= 0.05, "sound to the end again: \(back)")
     }
   }
+}
 
+extension BoardDeviceTests.Sound.Long {
   static func decodedSound(_ path: String) throws -> [Int16] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")

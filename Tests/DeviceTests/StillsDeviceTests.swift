@@ -4,15 +4,6 @@ import Testing
 /// Stills on the board: numbering, EXIF, storage limits, crashes. In the serialized board suite, because
 /// every test here holds the one camera and the one shutter line.
 extension BoardDeviceTests {
-  /// Clicks the shutter and waits for the still line of `file` (`DCIM/100KIOSK/IMG_0001.JPG`); returns the
-  /// press's time as the guest agent took it (`Board.click`).
-  @discardableResult
-  func press(_ service: String, expecting file: String) throws -> Double? {
-    let pressed = try Board.click("shutter")
-    try Board.waitOnShare(file) { try Board.logs(service).contains("still \(file) ") }
-    return pressed
-  }
-
   /// An ext4 file system of its own in the guest (a loop device), mounted with an empty `roll` folder: a roll
   /// that can be frozen, unmounted and mounted again. The caller unmounts it and removes the image.
   func ext4RollInGuest(_ name: String, megabytes: Int) throws -> (mount: String, image: String) {
@@ -22,114 +13,6 @@ extension BoardDeviceTests {
         + "&& mount -o loop \(image) \(mount) && mkdir \(mount)/roll")
     try #require(prepare.status == 0, "\(prepare.stderr)")
     return (mount, image)
-  }
-
-  /// The shutter lags the log gives, by file.
-  func lags(in log: String) -> [String: Double] {
-    var result: [String: Double] = [:]
-    for line in log.split(separator: "\n") where line.contains("kioskcam: still ") {
-      let words = line.split(separator: " ")
-      guard let file = words.firstIndex(of: "still").map({ String(words[$0 + 1]) }),
-        let lag = words.firstIndex(of: "lag").flatMap({ Double(words[$0 + 1]) })
-      else { continue }
-      result[file] = lag
-    }
-    return result
-  }
-
-  /// EXIF's capture time is the frame's, carried back from CLOCK_MONOTONIC to the wall clock (docs/stills.md):
-  /// the press's kernel timestamp plus the shutter lag the log gave, moved onto CLOCK_REALTIME by the guest's
-  /// own offset between the two clocks (read here by Python, not by the service), to the millisecond EXIF keeps.
-  /// A time taken when the file was written instead lands the save's encode and fsync later (tens of ms at
-  /// least on the emulated board). DateTimeDigitized is the same moment; ImageUniqueID is 128 bits, never twice.
-  func expectCaptureTimes(roll: String, files: [String], log: String) throws {
-    let offsetRun = try Board.run("python3 -c 'import time; print(time.clock_gettime(time.CLOCK_REALTIME) - time.clock_gettime(time.CLOCK_MONOTONIC))'")
-    let offset = try #require(Double(offsetRun.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(offsetRun.stderr)")
-    let presses = log.split(separator: "\n").filter { $0.hasPrefix("kioskcam: press at ") }.compactMap {
-      $0.dropFirst("kioskcam: press at ".count).split(separator: ":").first.flatMap { Double($0) }
-    }
-    let lagByFile = lags(in: log)
-    try #require(presses.count == files.count, "\(log)")
-    var identifiers: [String] = []
-    for (file, pressed) in zip(files, presses) {
-      let tags = try Board.host([
-        "/usr/bin/exiftool", "-s3", "-d", "%s", "-DateTimeOriginal", "-SubSecTimeOriginal", "-CreateDate",
-        "-SubSecTimeDigitized", "-ImageUniqueID", "\(roll)/\(file)",
-      ]).stdout.split(separator: "\n").map(String.init)
-      try #require(tags.count == 5, "\(file): \(tags)")
-      // exiftool names DateTimeDigitized CreateDate; -d %s gives the local time tags as seconds since 1970 (it
-      // applies the zone, as localtime_r did).
-      let original = try #require(Double(tags[0]).map { $0 + (Double(tags[1]) ?? 99) / 1000 }, "\(tags)")
-      let digitized = try #require(Double(tags[2]).map { $0 + (Double(tags[3]) ?? 99) / 1000 }, "\(tags)")
-      let lag = try #require(lagByFile[file])
-      let frameTime = offset + pressed + lag / 1000
-      #expect(abs(original - frameTime) <= 0.005, "\(file): EXIF \(original), the frame at \(frameTime) (lag \(lag) ms)")
-      #expect(digitized == original, "\(file): digitized \(digitized), original \(original)")
-      identifiers.append(tags[4])
-    }
-    #expect(identifiers.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) }, "\(identifiers)")
-    #expect(Set(identifiers).count == files.count, "a new ImageUniqueID for every still: \(identifiers)")
-  }
-
-  @Test func pressesGiveConsecutiveFilesThatPeersValidate() throws {
-    let (config, roll) = try Board.makeConfig(name: "presses")
-    try Board.withService("presses", config: config) {
-      let count = 5
-      let files = (1...count).map { "DCIM/100KIOSK/IMG_000\($0).JPG" }
-      for file in files { try press("presses", expecting: file) }
-      #expect(try jpegs(in: roll) == files)
-      #expect(try hiddenFiles(in: roll).isEmpty)
-
-      // vivid's buffer timestamps around each press, as the service logged them: the saved frame is the nearer.
-      let choices = try Board.logs("presses").split(separator: "\n").filter { $0.contains("kioskcam: press at ") }
-      #expect(choices.count == count)
-      for line in choices {
-        let words = line.split(separator: " ").map(String.init)
-        func frame(after label: String) -> (sequence: String, offset: Double)? {
-          guard let at = words.firstIndex(of: label), !words[at + 1].hasPrefix("none"),
-            let offset = Double(words[at + 3])
-          else { return nil }
-          return (words[at + 1], offset)
-        }
-        let before = frame(after: "before")
-        let after = frame(after: "after")
-        let saved = words.last ?? ""
-        let nearest = [before, after].compactMap { $0 }.min { abs($0.offset) < abs($1.offset) }
-        #expect(nearest?.sequence == saved, "\(line)")
-      }
-
-      let lagByFile = lags(in: try Board.logs("presses"))
-      #expect(lagByFile.keys.sorted() == files)
-      // Shown in the test log: the figures the issue asks for (frame timestamp minus press timestamp).
-      print("shutter lag (ms) for \(count) presses: \(files.map { lagByFile[$0].map { String($0) } ?? "?" })")
-
-      for file in files {
-        let path = "\(roll)/\(file)"
-        let exiftool = try Board.host(["/usr/bin/exiftool", "-validate", "-warning", "-a", "-s", path])
-        #expect(exiftool.stdout == "Validate                        : OK\n", "\(file): \(exiftool.stdout)")
-        let jpeginfo = try Board.host(["/usr/bin/jpeginfo", "-c", path])
-        #expect(jpeginfo.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(file): \(jpeginfo.stdout)")
-        let tags = try Board.host(["/usr/bin/exiftool", "-s3", "-Make", "-Model", "-ExifImageWidth", "-ThumbnailImage", path])
-        #expect(tags.stdout.hasPrefix("kioskcam\nvivid\n640\n(Binary data"), "\(file): \(tags.stdout)")
-      }
-
-      try expectCaptureTimes(roll: roll, files: files, log: try Board.logs("presses"))
-
-      // The records: one for every file, with the lag the log gave.
-      let listed = try Board.run("\(Board.binary) roll list --json --config \(config)")
-      #expect(listed.status == 0, "\(listed.stderr)")
-      let items = try JSONDecoder().decode([ListedJSON].self, from: Data(listed.stdout.utf8))
-      #expect(items.map(\.file) == files)
-      for item in items {
-        let record = try #require(item.record, "record of \(item.file)")
-        #expect(record.mediaType == "still" && record.sourceFormat == "YUYV")
-        #expect(record.width == 640 && record.height == 360)
-        #expect(record.bytes == item.bytes)
-        if let logged = lagByFile[item.file] { #expect(abs(record.shutterLagMilliseconds - logged) < 0.001) }
-        // vivid has a gain control but no exposure control: the record carries the one there is.
-        #expect(record.gain != nil && record.exposure100Microseconds == nil)
-      }
-    }
   }
 
   @Test func framesTheDriverFlagsAsDamagedAreCountedNotSaved() throws {
@@ -274,4 +157,125 @@ struct ListedJSON: Decodable {
   let file: String
   let bytes: Int
   let record: Record?
+}
+
+extension BoardSuite {
+  /// Clicks the shutter and waits for the still line of `file` (`DCIM/100KIOSK/IMG_0001.JPG`); returns the
+  /// press's time as the guest agent took it (`Board.click`).
+  @discardableResult
+  func press(_ service: String, expecting file: String) throws -> Double? {
+    let pressed = try Board.click("shutter")
+    try Board.waitOnShare(file) { try Board.logs(service).contains("still \(file) ") }
+    return pressed
+  }
+
+  /// The shutter lags the log gives, by file.
+  func lags(in log: String) -> [String: Double] {
+    var result: [String: Double] = [:]
+    for line in log.split(separator: "\n") where line.contains("kioskcam: still ") {
+      let words = line.split(separator: " ")
+      guard let file = words.firstIndex(of: "still").map({ String(words[$0 + 1]) }),
+        let lag = words.firstIndex(of: "lag").flatMap({ Double(words[$0 + 1]) })
+      else { continue }
+      result[file] = lag
+    }
+    return result
+  }
+
+  /// EXIF's capture time is the frame's, carried back from CLOCK_MONOTONIC to the wall clock (docs/stills.md):
+  /// the press's kernel timestamp plus the shutter lag the log gave, moved onto CLOCK_REALTIME by the guest's
+  /// own offset between the two clocks (read here by Python, not by the service), to the millisecond EXIF keeps.
+  /// A time taken when the file was written instead lands the save's encode and fsync later (tens of ms at
+  /// least on the emulated board). DateTimeDigitized is the same moment; ImageUniqueID is 128 bits, never twice.
+  func expectCaptureTimes(roll: String, files: [String], log: String) throws {
+    let offsetRun = try Board.run("python3 -c 'import time; print(time.clock_gettime(time.CLOCK_REALTIME) - time.clock_gettime(time.CLOCK_MONOTONIC))'")
+    let offset = try #require(Double(offsetRun.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), "\(offsetRun.stderr)")
+    let presses = log.split(separator: "\n").filter { $0.hasPrefix("kioskcam: press at ") }.compactMap {
+      $0.dropFirst("kioskcam: press at ".count).split(separator: ":").first.flatMap { Double($0) }
+    }
+    let lagByFile = lags(in: log)
+    try #require(presses.count == files.count, "\(log)")
+    var identifiers: [String] = []
+    for (file, pressed) in zip(files, presses) {
+      let tags = try Board.host([
+        "/usr/bin/exiftool", "-s3", "-d", "%s", "-DateTimeOriginal", "-SubSecTimeOriginal", "-CreateDate",
+        "-SubSecTimeDigitized", "-ImageUniqueID", "\(roll)/\(file)",
+      ]).stdout.split(separator: "\n").map(String.init)
+      try #require(tags.count == 5, "\(file): \(tags)")
+      // exiftool names DateTimeDigitized CreateDate; -d %s gives the local time tags as seconds since 1970 (it
+      // applies the zone, as localtime_r did).
+      let original = try #require(Double(tags[0]).map { $0 + (Double(tags[1]) ?? 99) / 1000 }, "\(tags)")
+      let digitized = try #require(Double(tags[2]).map { $0 + (Double(tags[3]) ?? 99) / 1000 }, "\(tags)")
+      let lag = try #require(lagByFile[file])
+      let frameTime = offset + pressed + lag / 1000
+      #expect(abs(original - frameTime) <= 0.005, "\(file): EXIF \(original), the frame at \(frameTime) (lag \(lag) ms)")
+      #expect(digitized == original, "\(file): digitized \(digitized), original \(original)")
+      identifiers.append(tags[4])
+    }
+    #expect(identifiers.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) }, "\(identifiers)")
+    #expect(Set(identifiers).count == files.count, "a new ImageUniqueID for every still: \(identifiers)")
+  }
+}
+
+extension BoardDeviceTests.Lines {
+  @Test func pressesGiveConsecutiveFilesThatPeersValidate() throws {
+    let (config, roll) = try Board.makeConfig(name: "presses")
+    try Board.withService("presses", config: config) {
+      let count = 5
+      let files = (1...count).map { "DCIM/100KIOSK/IMG_000\($0).JPG" }
+      for file in files { try press("presses", expecting: file) }
+      #expect(try jpegs(in: roll) == files)
+      #expect(try hiddenFiles(in: roll).isEmpty)
+
+      // vivid's buffer timestamps around each press, as the service logged them: the saved frame is the nearer.
+      let choices = try Board.logs("presses").split(separator: "\n").filter { $0.contains("kioskcam: press at ") }
+      #expect(choices.count == count)
+      for line in choices {
+        let words = line.split(separator: " ").map(String.init)
+        func frame(after label: String) -> (sequence: String, offset: Double)? {
+          guard let at = words.firstIndex(of: label), !words[at + 1].hasPrefix("none"),
+            let offset = Double(words[at + 3])
+          else { return nil }
+          return (words[at + 1], offset)
+        }
+        let before = frame(after: "before")
+        let after = frame(after: "after")
+        let saved = words.last ?? ""
+        let nearest = [before, after].compactMap { $0 }.min { abs($0.offset) < abs($1.offset) }
+        #expect(nearest?.sequence == saved, "\(line)")
+      }
+
+      let lagByFile = lags(in: try Board.logs("presses"))
+      #expect(lagByFile.keys.sorted() == files)
+      // Shown in the test log: the figures the issue asks for (frame timestamp minus press timestamp).
+      print("shutter lag (ms) for \(count) presses: \(files.map { lagByFile[$0].map { String($0) } ?? "?" })")
+
+      for file in files {
+        let path = "\(roll)/\(file)"
+        let exiftool = try Board.host(["/usr/bin/exiftool", "-validate", "-warning", "-a", "-s", path])
+        #expect(exiftool.stdout == "Validate                        : OK\n", "\(file): \(exiftool.stdout)")
+        let jpeginfo = try Board.host(["/usr/bin/jpeginfo", "-c", path])
+        #expect(jpeginfo.stdout.split(whereSeparator: \.isWhitespace).last == "OK", "\(file): \(jpeginfo.stdout)")
+        let tags = try Board.host(["/usr/bin/exiftool", "-s3", "-Make", "-Model", "-ExifImageWidth", "-ThumbnailImage", path])
+        #expect(tags.stdout.hasPrefix("kioskcam\nvivid\n640\n(Binary data"), "\(file): \(tags.stdout)")
+      }
+
+      try expectCaptureTimes(roll: roll, files: files, log: try Board.logs("presses"))
+
+      // The records: one for every file, with the lag the log gave.
+      let listed = try Board.run("\(Board.binary) roll list --json --config \(config)")
+      #expect(listed.status == 0, "\(listed.stderr)")
+      let items = try JSONDecoder().decode([ListedJSON].self, from: Data(listed.stdout.utf8))
+      #expect(items.map(\.file) == files)
+      for item in items {
+        let record = try #require(item.record, "record of \(item.file)")
+        #expect(record.mediaType == "still" && record.sourceFormat == "YUYV")
+        #expect(record.width == 640 && record.height == 360)
+        #expect(record.bytes == item.bytes)
+        if let logged = lagByFile[item.file] { #expect(abs(record.shutterLagMilliseconds - logged) < 0.001) }
+        // vivid has a gain control but no exposure control: the record carries the one there is.
+        #expect(record.gain != nil && record.exposure100Microseconds == nil)
+      }
+    }
+  }
 }

@@ -3,7 +3,7 @@ import Testing
 
 /// The roll on the board's memory card (Board+Storage.swift): a real block device with a real file system,
 /// healthy, slow, failing, pulled and cut off. In the serialized board suite: every test here holds the camera.
-extension BoardDeviceTests {
+extension BoardDeviceTests.Storage {
   /// Stills and a movie onto the card, as cards come formatted (ext4 as the appliance ships, vfat as cards
   /// are sold and read on a PC): every file whole by the peers, numbers once, a record for each. About 36 s
   /// each on the emulated board: both in `make storage-test`, vfat in `make test` (`Card.fileSystems`).

@@ -5,8 +5,8 @@
 # Each step's wall time goes to $KIOSKCAM_BOARD_DIR/phases.tsv for the report.
 #
 # usage: make-test.sh SKIP [PI_BUTTON_TESTS]
-#   SKIP: the device tests make test leaves to storage-test and sound-test, a regex
-#   PI_BUTTON_TESTS: make pi-test's button and lamp tests, a regex, run on the same board after the device tests
+#   SKIP: the suites make test leaves to storage-test, power-cut-test and sound-test, a regex of suite IDs
+#   PI_BUTTON_TESTS: make pi-test's button and lamp suite (Lines), a regex, run on the same board after the device tests
 #   with the service KIOSKCAM_PI_BUTTONS names (the libgpiod 2 build) when that is set
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
